@@ -1,0 +1,166 @@
+"""The agency layer: mission, communication graph, threads and `talk_to_agent`.
+
+From the seed "AI agency" article: every agent knows the mission; agents talk
+only over the edges of the graph; each sender → recipient pair has one thread,
+a first-class record with its own messages. `talk_to_agent` sends over it and
+returns the recipient's reply synchronously, as a tool output.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from swarm import _history as history
+from swarm._events import ThreadMessageEvent
+from swarm._messages import Message, Role
+from swarm._registry import USER, AgentSpec, ToolSpec
+from swarm._runner import Runner, Turn
+from swarm._store import ThreadInfo
+from swarm.errors import CommunicationRefused, ToolError
+
+if TYPE_CHECKING:
+    from swarm._session import Session
+    from swarm._tools import ToolContext
+
+TALK_TO_AGENT = "talk_to_agent"
+
+
+def system_prompt(session: Session, agent: AgentSpec, extra: str = "") -> str:
+    parts = [session.swarm.mission, agent.prompt, *agent.system, extra]
+    return "\n\n".join(p.strip() for p in parts if p and p.strip())
+
+
+class MainConversation:
+    """The caller's conversation: the session's shared log, scoped per agent."""
+
+    in_thread = False
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+
+    def agent(self) -> AgentSpec:
+        return self._session.agent_spec()
+
+    def view(self, agent: AgentSpec) -> list[Message]:
+        return history.agent_view(self._session._log, agent.name, agent.keep_messages)
+
+    def system_prompt(self, agent: AgentSpec) -> str:
+        return system_prompt(self._session, agent)
+
+    async def commit(self, message: Message) -> Message:
+        return await self._session._append(message)
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadView:
+    id: str
+    sender: str
+    recipient: str
+    messages: tuple[Message, ...]
+
+
+@dataclass
+class ThreadState:
+    info: ThreadInfo
+    messages: list[Message]
+
+    def view(self) -> ThreadView:
+        return ThreadView(self.info.id, self.info.sender, self.info.recipient, tuple(self.messages))
+
+
+class ThreadConversation:
+    """A thread seen by its recipient: the sender's words are its user messages."""
+
+    in_thread = True
+
+    def __init__(self, session: Session, thread: ThreadState) -> None:
+        self._session = session
+        self._thread = thread
+
+    def agent(self) -> AgentSpec:
+        return self._session.agent_spec(self._thread.info.recipient)
+
+    def view(self, agent: AgentSpec) -> list[Message]:
+        window = self._thread.messages[-agent.keep_messages :]
+        return history.drop_orphan_tool_messages(window)
+
+    def system_prompt(self, agent: AgentSpec) -> str:
+        sender = self._thread.info.sender
+        note = (
+            f"You are in an internal thread: {sender} is asking you, not the caller. "
+            f"Answer {sender} directly and briefly."
+        )
+        return system_prompt(self._session, agent, note)
+
+    async def commit(self, message: Message) -> Message:
+        thread = self._thread
+        seq = (thread.messages[-1].seq if thread.messages else 0) + 1
+        message = replace(message, seq=seq, time=time.time())
+        thread.messages.append(message)
+        session = self._session
+        await session._persist(
+            session._engine.store.append_thread_message, session.client_id, thread.info.id, message
+        )
+        if message.role in (Role.USER, Role.ASSISTANT) and message.content:
+            session._publish(
+                ThreadMessageEvent,
+                agent=message.agent,
+                thread_id=thread.info.id,
+                sender=thread.info.sender,
+                recipient=thread.info.recipient,
+                content=message.content,
+            )
+        return message
+
+
+async def talk(session: Session, runner: Runner, sender: str, recipient: str, text: str) -> str:
+    if not session.swarm.may_talk(sender, recipient):
+        raise CommunicationRefused(sender, recipient)
+    thread_id = f"{session.client_id}/{sender}->{recipient}"
+    thread = session._threads.get(thread_id)
+    if thread is None:
+        thread = ThreadState(ThreadInfo(thread_id, sender, recipient), [])
+        session._threads[thread_id] = thread
+        await session._persist(session._engine.store.save_thread, session.client_id, thread.info)
+    conversation = ThreadConversation(session, thread)
+    await conversation.commit(Message(role=Role.USER, content=text, agent=sender))
+    # The recipient's words go back to the sender, never to the caller: a child turn
+    # that shares only the step budget.
+    parent = runner.turn
+    child = Turn(entered=set(), max_steps=parent.max_steps, steps=parent.steps)
+    try:
+        await Runner(session, conversation, child).run()
+    finally:
+        parent.steps = child.steps
+    return " ".join(child.spoken)
+
+
+class TalkToAgentParams(BaseModel):
+    recipient: str = Field(description="Name of the agent to ask.")
+    message: str = Field(min_length=1, description="What to ask or tell that agent.")
+
+
+async def _talk_to_agent(ctx: ToolContext, params: TalkToAgentParams) -> str:
+    try:
+        reply = await ctx.session.talk(ctx.agent_name, params.recipient, params.message)
+    except CommunicationRefused as exc:
+        allowed = ", ".join(ctx.session.swarm.recipients_of(ctx.agent_name)) or "nobody"
+        raise ToolError(f"{exc}. You may talk to: {allowed}.") from exc
+    return reply or f"{params.recipient} gave no answer."
+
+
+TALK_TO_AGENT_TOOL = ToolSpec(
+    name=TALK_TO_AGENT,
+    description=(
+        "Send a message to another agent of the agency over your thread with it, "
+        "and get its reply. Only agents you are connected to can be reached."
+    ),
+    parameters=TalkToAgentParams,
+    call=_talk_to_agent,
+)
+
+__all__ = ["TALK_TO_AGENT", "TALK_TO_AGENT_TOOL", "USER", "ThreadView"]

@@ -1,0 +1,84 @@
+"""The completion contract every LLM backend implements."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from swarm._messages import AssistantMessage, ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionArgs:
+    client_id: str
+    agent_name: str
+    messages: tuple[dict[str, Any], ...]  # OpenAI-style, system prompt first
+    tools: tuple[dict[str, Any], ...]  # OpenAI-style {"type": "function", "function": {...}}
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        return frozenset(t["function"]["name"] for t in self.tools)
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of reply text, streamed as the model writes it."""
+
+    text: str
+
+
+CompletionChunk = TextDelta | AssistantMessage
+
+
+@runtime_checkable
+class CompletionBackend(Protocol):
+    def stream(self, args: CompletionArgs) -> AsyncIterator[CompletionChunk]:
+        """Stream one completion.
+
+        Yield any number of `TextDelta` while text arrives, then exactly one
+        `AssistantMessage` holding the whole output (text and tool calls).
+        Tool calls a server leaves inside the text may stay there: the session
+        parses them. Raise `CompletionError` (or `CompletionTimeout`) for any
+        failure, translating the client library's exception with `from`.
+        """
+        ...
+
+
+GetCompletion = Callable[[CompletionArgs], Awaitable["AssistantMessage | Mapping[str, Any]"]]
+
+
+def assistant_from_dict(data: Mapping[str, Any]) -> AssistantMessage:
+    """Accept an OpenAI-style assistant dict where a function completion returns one."""
+    calls = []
+    for index, raw in enumerate(data.get("tool_calls") or ()):
+        function = raw.get("function", raw)
+        arguments = function.get("arguments") or {}
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except json.JSONDecodeError:
+                arguments = {"__unparsed__": arguments}
+        calls.append(
+            ToolCall(
+                id=str(raw.get("id") or f"call_{index}"),
+                name=str(function.get("name", "")),
+                arguments=dict(arguments) if isinstance(arguments, dict) else {},
+            )
+        )
+    return AssistantMessage(content=str(data.get("content") or ""), tool_calls=tuple(calls))
+
+
+class FunctionBackend:
+    """Adapts `add_completion(name, get_completion)`'s plain async function to the protocol."""
+
+    def __init__(self, get_completion: GetCompletion) -> None:
+        self._get_completion = get_completion
+
+    async def stream(self, args: CompletionArgs) -> AsyncIterator[CompletionChunk]:
+        result = await self._get_completion(args)
+        message = result if isinstance(result, AssistantMessage) else assistant_from_dict(result)
+        if message.content:
+            yield TextDelta(message.content)
+        yield message

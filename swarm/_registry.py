@@ -1,0 +1,135 @@
+"""Named specs of completions, tools, agents and swarms, and their validation."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
+
+from swarm._completion import CompletionBackend
+from swarm.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from swarm._tools import ToolContext
+
+ToolCall = Callable[["ToolContext", Any], Awaitable[Any]]
+IsAvailable = Callable[[str, str], bool | Awaitable[bool]]  # (client_id, agent_name)
+RescueStep = Literal["recomplete", "flush"] | Callable[..., Awaitable[str | None]]
+
+USER = "user"  # the caller's pseudo-agent in a communication graph
+DEFAULT_RESCUE: tuple[RescueStep, ...] = ("recomplete", "flush")
+DEFAULT_PLACEHOLDER = "Sorry, I missed that. Could you say it again?"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: type[BaseModel]
+    call: ToolCall
+    is_available: IsAvailable | None = None
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI-style function spec the model is shown."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": _compact_schema(self.parameters.model_json_schema()),
+            },
+        }
+
+
+def _compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's titles: they only cost prompt tokens on small models."""
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "title":
+            continue
+        if isinstance(value, dict):
+            value = _compact_schema(value) if key != "properties" else {
+                k: _compact_schema(v) for k, v in value.items()
+            }
+        out[key] = value
+    if out.get("type") == "object":
+        out.setdefault("properties", {})
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    name: str
+    completion: str
+    prompt: str
+    tools: tuple[str, ...] = ()
+    system: tuple[str, ...] = ()
+    keep_messages: int = 25
+    rescue: tuple[RescueStep, ...] = DEFAULT_RESCUE
+    placeholder: str = DEFAULT_PLACEHOLDER
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SwarmSpec:
+    name: str
+    agents: tuple[str, ...]
+    default_agent: str
+    mission: str = ""
+    # Directed edges (sender, recipient); USER as sender marks whom the caller may address.
+    communication: tuple[tuple[str, str], ...] = ()
+
+    def may_talk(self, sender: str, recipient: str) -> bool:
+        return (sender, recipient) in self.communication
+
+    def recipients_of(self, sender: str) -> tuple[str, ...]:
+        return tuple(r for s, r in self.communication if s == sender)
+
+
+@dataclass
+class Registry:
+    completions: dict[str, CompletionBackend] = field(default_factory=dict)
+    tools: dict[str, ToolSpec] = field(default_factory=dict)
+    agents: dict[str, AgentSpec] = field(default_factory=dict)
+    swarms: dict[str, SwarmSpec] = field(default_factory=dict)
+
+    def validate(self) -> None:
+        """Raise ConfigurationError naming every dangling reference at once."""
+        problems: list[str] = []
+        for agent in self.agents.values():
+            if agent.completion not in self.completions:
+                problems.append(f"agent {agent.name!r}: unknown completion {agent.completion!r}")
+            for tool in agent.tools:
+                if tool not in self.tools:
+                    problems.append(f"agent {agent.name!r}: unknown tool {tool!r}")
+            if agent.keep_messages < 1:
+                problems.append(f"agent {agent.name!r}: keep_messages must be at least 1")
+        for swarm in self.swarms.values():
+            for name in swarm.agents:
+                if name not in self.agents:
+                    problems.append(f"swarm {swarm.name!r}: unknown agent {name!r}")
+            if swarm.default_agent not in swarm.agents:
+                problems.append(
+                    f"swarm {swarm.name!r}: default agent {swarm.default_agent!r} is not in it"
+                )
+            for sender, recipient in swarm.communication:
+                for end in (sender, recipient):
+                    if end != USER and end not in swarm.agents:
+                        problems.append(f"swarm {swarm.name!r}: edge names unknown agent {end!r}")
+                if recipient == USER:
+                    problems.append(f"swarm {swarm.name!r}: the user cannot be a recipient")
+        if problems:
+            raise ConfigurationError(problems)
+
+
+def unique(kind: str, name: str, table: dict[str, Any]) -> None:
+    if not name:
+        raise ConfigurationError([f"a {kind} needs a name"])
+    if name in table:
+        raise ConfigurationError([f"{kind} {name!r} is already registered"])
+
+
+def as_tuple(values: Sequence[str] | str) -> tuple[str, ...]:
+    return (values,) if isinstance(values, str) else tuple(values)

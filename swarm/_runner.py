@@ -1,0 +1,304 @@
+"""One turn's model steps: complete, validate, rescue, run tools, repeat.
+
+A `Runner` drives one conversation (the caller's log, or a thread between two
+agents) inside one `Turn`. Nested `execute` calls and `talk_to_agent` threads
+share the turn, so the recursion cap counts every model call of the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING, Protocol
+
+from swarm._completion import CompletionArgs, TextDelta
+from swarm._guard import SpeechGuard
+from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
+from swarm._parsing import extract_tool_calls, find_leak
+from swarm._registry import AgentSpec, ToolSpec
+from swarm._tools import run_tool, validate_arguments
+from swarm.errors import CompletionError, CompletionTimeout, RecursionLimitExceeded, ToolError
+
+if TYPE_CHECKING:
+    from swarm._session import Session
+
+log = logging.getLogger("swarm.runner")
+_call_ids = itertools.count(1)
+
+OnText = Callable[[str], Awaitable[None]]
+
+
+class Problem(str, Enum):
+    UNKNOWN_TOOL = "unknown_tool"
+    INVALID_ARGUMENTS = "invalid_arguments"
+    EMPTY = "empty_output"
+    JSON_LEAK = "json_leak"
+    XML_LEAK = "xml_leak"
+    TOOL_NAME_LEAK = "tool_name_leak"
+    COMPLETION_ERROR = "completion_error"
+    RECURSION = "recursion_limit"
+
+
+_CORRECTIONS = {
+    Problem.UNKNOWN_TOOL: "You called a tool that does not exist. Use only the tools you were given.",
+    Problem.INVALID_ARGUMENTS: "Your tool arguments were invalid again. Follow the tool's schema.",
+    Problem.EMPTY: "Your reply was empty. Answer the caller in one or two short sentences.",
+    Problem.JSON_LEAK: "Your reply contained JSON. Speak to the caller in plain words only.",
+    Problem.XML_LEAK: "Your reply contained markup tags. Speak to the caller in plain words only.",
+    Problem.TOOL_NAME_LEAK: "Never name tools to the caller. Call the tool, or answer in plain words.",
+    Problem.COMPLETION_ERROR: "Answer the caller briefly.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    problem: Problem
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RescueContext:
+    """What a custom rescue callable receives."""
+
+    session: Session
+    agent: AgentSpec
+    problem: Problem
+    detail: str
+
+
+@dataclass
+class Turn:
+    """State that lives exactly as long as one caller turn (or one `execute` from outside)."""
+
+    entered: set[str]
+    max_steps: int
+    on_text: OnText | None = None
+    steps: int = 0
+    spoken: list[str] = field(default_factory=list)
+    stop_tools: bool = False
+    cancelled: bool = False
+    argument_failures: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def output(self) -> str:
+        return "" if self.cancelled else " ".join(t for t in self.spoken if t)
+
+
+class Conversation(Protocol):
+    in_thread: bool
+
+    def agent(self) -> AgentSpec: ...
+
+    def view(self, agent: AgentSpec) -> list[Message]: ...
+
+    def system_prompt(self, agent: AgentSpec) -> str: ...
+
+    async def commit(self, message: Message) -> Message: ...
+
+
+class Runner:
+    def __init__(self, session: Session, conversation: Conversation, turn: Turn) -> None:
+        self.session = session
+        self.conversation = conversation
+        self.turn = turn
+
+    # --- the loop -------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Let the active agent answer until it has spoken or the turn is over."""
+        while not self.turn.cancelled:
+            agent = self.conversation.agent()
+            message = await self._step(agent)
+            if message is None or not message.tool_calls:
+                return
+            spoken_before = len(self.turn.spoken)
+            self.turn.stop_tools = False
+            for call in message.tool_calls:
+                if self.turn.stop_tools or self.turn.cancelled:
+                    break
+                await run_tool(self, self.session.registry.tools[call.name], agent.name, call)
+            # A tool that executed or emitted has answered the caller; otherwise the
+            # (possibly new) active agent turns the tool outputs into words.
+            if len(self.turn.spoken) > spoken_before:
+                return
+
+    async def execute(self, instruction: str) -> None:
+        agent = self.conversation.agent()
+        await self.conversation.commit(
+            Message(role=Role.USER, content=instruction, agent=agent.name, mode=Mode.TOOL)
+        )
+        await self.run()
+
+    async def emit(self, text: str) -> None:
+        agent = self.conversation.agent()
+        await self._speak(agent, AssistantMessage(content=text), None)
+
+    # --- one model call -------------------------------------------------------------------
+
+    async def _step(self, agent: AgentSpec) -> Message | None:
+        self.turn.steps += 1
+        if self.turn.steps > self.turn.max_steps:
+            raise RecursionLimitExceeded(self.turn.max_steps)
+        guard = SpeechGuard(self.session.registry.tools)
+        try:
+            reply = await self._complete(agent, guard, correction=None)
+        except CompletionError as exc:
+            verdict: Verdict | None = Verdict(Problem.COMPLETION_ERROR, str(exc))
+            reply = AssistantMessage()
+        else:
+            reply, verdict = await self._check(agent, reply)
+        if verdict is not None:
+            rescued = await self._rescue(agent, verdict)
+            if rescued is None:
+                return None
+            reply, guard = rescued, None
+        return await self._speak(agent, reply, guard)
+
+    async def _complete(
+        self, agent: AgentSpec, guard: SpeechGuard | None, correction: str | None
+    ) -> AssistantMessage:
+        messages = [{"role": "system", "content": self.conversation.system_prompt(agent)}]
+        messages += [m.to_openai() for m in self.conversation.view(agent)]
+        if correction:
+            messages.append({"role": "system", "content": correction})
+        args = CompletionArgs(
+            client_id=self.session.client_id,
+            agent_name=agent.name,
+            messages=tuple(messages),
+            tools=tuple(spec.schema() for spec in await self._available_tools(agent)),
+        )
+        backend = self.session.registry.completions[agent.completion]
+        final: AssistantMessage | None = None
+        try:
+            async with asyncio.timeout(self.session.completion_timeout):
+                async for chunk in backend.stream(args):
+                    if isinstance(chunk, TextDelta):
+                        safe = guard.feed(chunk.text) if guard else ""
+                        if safe and self.turn.on_text:
+                            await self.turn.on_text(safe)
+                    else:
+                        final = chunk
+        except TimeoutError as exc:
+            raise CompletionTimeout(
+                f"{agent.completion} gave no answer in {self.session.completion_timeout:g} s",
+                completion=agent.completion,
+            ) from exc
+        except CompletionError:
+            raise
+        except Exception as exc:
+            # A backend that forgot to translate its client's error must not end the call.
+            raise CompletionError(repr(exc), completion=agent.completion) from exc
+        if final is None:
+            raise CompletionError("the backend ended without a message", completion=agent.completion)
+        return final
+
+    async def _check(
+        self, agent: AgentSpec, reply: AssistantMessage
+    ) -> tuple[AssistantMessage, Verdict | None]:
+        """Normalise a raw output (embedded calls parsed) and say what, if anything, is wrong."""
+        text, embedded = extract_tool_calls(reply.content)
+        calls = list(reply.tool_calls) + [
+            ToolCall(id=f"call_{next(_call_ids)}", name=c.name, arguments=c.arguments)
+            for c in embedded
+        ]
+        available = {spec.name: spec for spec in await self._available_tools(agent)}
+        for call in calls:
+            spec = available.get(call.name)
+            if spec is None:
+                return reply, Verdict(Problem.UNKNOWN_TOOL, call.name)
+            try:
+                validate_arguments(spec, call.arguments)
+            except ToolError as exc:
+                # The first bad call goes back to the model as the tool's output; a repeat is rescued.
+                self.turn.argument_failures[call.name] += 1
+                if self.turn.argument_failures[call.name] > self.session.argument_retries:
+                    return reply, Verdict(Problem.INVALID_ARGUMENTS, str(exc))
+        leak = find_leak(text, self.session.registry.tools)
+        if leak and calls:
+            text = ""  # words around a valid call are dropped, never spoken
+        elif leak:
+            return reply, Verdict(Problem(f"{leak}_leak"), text[:200])
+        if not calls and not text.strip():
+            return reply, Verdict(Problem.EMPTY)
+        normalised = AssistantMessage(
+            content=text.strip(),
+            tool_calls=tuple(calls),
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+        )
+        return normalised, None
+
+    # --- rescue ---------------------------------------------------------------------------
+
+    async def _rescue(self, agent: AgentSpec, verdict: Verdict) -> AssistantMessage | None:
+        """Return a valid output to use instead, or None when a placeholder was spoken."""
+        for strategy in agent.rescue:
+            name = strategy if isinstance(strategy, str) else getattr(strategy, "__name__", "custom")
+            self.session._count_rescue(agent.name, verdict.problem.value, name, verdict.detail)
+            if strategy == "recomplete":
+                try:
+                    retry = await self._complete(agent, None, _CORRECTIONS[verdict.problem])
+                except CompletionError as exc:
+                    verdict = Verdict(Problem.COMPLETION_ERROR, str(exc))
+                    continue
+                retry, again = await self._check(agent, retry)
+                if again is None:
+                    return retry
+                verdict = again
+            elif strategy == "flush":
+                await self.conversation.commit(Message(role=Role.RESCUE, content="", agent=agent.name))
+                await self._speak(agent, AssistantMessage(content=agent.placeholder), None)
+                return None
+            elif callable(strategy):
+                result = strategy(RescueContext(self.session, agent, verdict.problem, verdict.detail))
+                text = await result if inspect.isawaitable(result) else result
+                if text:
+                    await self._speak(agent, AssistantMessage(content=text), None)
+                    return None
+        await self._speak(agent, AssistantMessage(content=agent.placeholder), None)
+        return None
+
+    async def rescue_recursion(self) -> None:
+        agent = self.conversation.agent()
+        self.session._count_rescue(agent.name, Problem.RECURSION.value, "flush", "")
+        await self.conversation.commit(Message(role=Role.RESCUE, content="", agent=agent.name))
+        await self._speak(agent, AssistantMessage(content=agent.placeholder), None)
+
+    # --- helpers --------------------------------------------------------------------------
+
+    async def _speak(
+        self, agent: AgentSpec, reply: AssistantMessage, guard: SpeechGuard | None
+    ) -> Message:
+        message = await self.conversation.commit(
+            Message(
+                role=Role.ASSISTANT,
+                content=reply.content,
+                agent=agent.name,
+                tool_calls=reply.tool_calls,
+            )
+        )
+        if reply.content:
+            self.turn.spoken.append(reply.content)
+            rest = guard.remainder(reply.content) if guard else reply.content
+            if rest and self.turn.on_text:
+                await self.turn.on_text(rest)
+        self.session.tokens += reply.prompt_tokens + reply.completion_tokens
+        return message
+
+    async def _available_tools(self, agent: AgentSpec) -> list[ToolSpec]:
+        out = []
+        for name in self.session.tool_names_for(agent):
+            spec = self.session.registry.tools[name]
+            if spec.is_available is not None:
+                ok = spec.is_available(self.session.client_id, agent.name)
+                if not (await ok if inspect.isawaitable(ok) else ok):
+                    continue
+            out.append(spec)
+        return out
+

@@ -1,0 +1,429 @@
+"""One caller's session: its log, active agent, navigation stack, threads and turns."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import suppress
+from contextvars import ContextVar
+from dataclasses import replace
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from swarm import _history as history
+from swarm._agency import TALK_TO_AGENT, MainConversation, ThreadState, ThreadView, talk
+from swarm._events import (
+    AgentChanged,
+    AssistantMessageEvent,
+    ErrorOccurred,
+    Rescued,
+    SwarmEvent,
+    UserMessageEvent,
+)
+from swarm._messages import Message, Mode, Role
+from swarm._registry import AgentSpec, SwarmSpec
+from swarm._runner import OnText, Runner, Turn
+from swarm._writer import StoreWriter
+from swarm.errors import NavigationError, RecursionLimitExceeded, SessionClosed
+
+if TYPE_CHECKING:
+    from swarm._engine import Engine
+
+log = logging.getLogger("swarm.session")
+
+# The runner of the turn being executed in this task, so verbs called from inside a
+# tool join that turn instead of waiting for the lock the turn itself holds.
+_current_runner: ContextVar[Runner | None] = ContextVar("swarm_runner", default=None)
+
+class SessionState(Enum):
+    NEW = "new"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class Session:
+    def __init__(self, engine: Engine, client_id: str, swarm: SwarmSpec) -> None:
+        self.client_id = client_id
+        self.swarm = swarm
+        self.state = SessionState.NEW
+        self.rescue_count = 0
+        self.tokens = 0
+        self._engine = engine
+        self._lock = asyncio.Lock()
+        self._load_lock = asyncio.Lock()
+        self._log: list[Message] = []
+        self._active = swarm.default_agent
+        self._stack: list[str] = []
+        self._threads: dict[str, ThreadState] = {}
+        self._event_seq = 0
+        self._writer = StoreWriter(
+            client_id, lambda exc: self._publish(ErrorOccurred, error=repr(exc), where="store")
+        )
+        self._idle: asyncio.TimerHandle | None = None
+        self._main = MainConversation(self)
+        self.closed = asyncio.Event()
+
+    # --- what the runner reads -------------------------------------------------------------
+
+    @property
+    def registry(self):  # noqa: ANN201 - the engine's Registry
+        return self._engine.registry
+
+    @property
+    def deps(self) -> Any:
+        return self._engine.deps
+
+    @property
+    def completion_timeout(self) -> float:
+        return self._engine.completion_timeout
+
+    @property
+    def argument_retries(self) -> int:
+        return self._engine.argument_retries
+
+    def agent_spec(self, name: str | None = None) -> AgentSpec:
+        return self.registry.agents[name or self._active]
+
+    def tool_names_for(self, agent: AgentSpec) -> tuple[str, ...]:
+        extra = (TALK_TO_AGENT,) if self.swarm.recipients_of(agent.name) else ()
+        return agent.tools + extra
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    async def _ensure_open(self) -> None:
+        if self.state is SessionState.CLOSED:
+            raise SessionClosed(self.client_id)
+        if self.state is SessionState.OPEN:
+            return
+        async with self._load_lock:
+            if self.state is not SessionState.NEW:
+                return
+            snapshot = await self._engine.store.load(self.client_id)
+            if snapshot is not None and snapshot.active_agent in self.swarm.agents:
+                self._log = list(snapshot.messages)
+                self._active = snapshot.active_agent
+                self._stack = [a for a in snapshot.nav_stack if a in self.swarm.agents]
+                for info, messages in snapshot.threads:
+                    self._threads[info.id] = ThreadState(info, list(messages))
+                log.info(
+                    "session_resumed client_id=%s agent=%s messages=%d",
+                    self.client_id, self._active, len(self._log),
+                )
+            else:
+                await self._save_state()
+                log.info("session_opened client_id=%s agent=%s", self.client_id, self._active)
+            self.state = SessionState.OPEN
+            self._touch()
+
+    async def dispose(self) -> None:
+        """Close the session; a later `session()` for the same client resumes from the store."""
+        if self.state is SessionState.CLOSED:
+            return
+        async with self._lock:
+            self.state = SessionState.CLOSED
+            if self._idle:
+                self._idle.cancel()
+            await self._writer.flush()
+        self._engine._forget(self)
+        self.closed.set()
+        log.info("session_disposed client_id=%s", self.client_id)
+
+    def _touch(self) -> None:
+        timeout = self._engine.idle_timeout
+        if timeout is None or self.state is SessionState.CLOSED:
+            return
+        if self._idle:
+            self._idle.cancel()
+        self._idle = asyncio.get_running_loop().call_later(timeout, self._idle_expired)
+
+    def _idle_expired(self) -> None:
+        if self._lock.locked():
+            self._touch()
+            return
+        log.info("session_idle client_id=%s", self.client_id)
+        self._engine._spawn(self.dispose(), name=f"dispose-{self.client_id}")
+
+    # --- turns -----------------------------------------------------------------------------
+
+    async def _in_turn(self, body: Callable[[Runner], Awaitable[None]], on_text: OnText | None = None) -> str:
+        runner = _current_runner.get()
+        if runner is not None and runner.session is self:
+            await body(runner)
+            return ""
+        await self._ensure_open()
+        async with self._lock:
+            if self.state is SessionState.CLOSED:
+                raise SessionClosed(self.client_id)
+            turn = Turn(entered={self._active}, max_steps=self._engine.max_nested, on_text=on_text)
+            runner = Runner(self, self._main, turn)
+            token = _current_runner.set(runner)
+            started = time.perf_counter()
+            try:
+                await body(runner)
+            except RecursionLimitExceeded as exc:
+                self._publish(ErrorOccurred, error=str(exc), where="turn")
+                await runner.rescue_recursion()
+            finally:
+                _current_runner.reset(token)
+                self._touch()
+        log.info(
+            "turn_done client_id=%s agent=%s steps=%d ms=%.0f",
+            self.client_id, self._active, turn.steps, (time.perf_counter() - started) * 1000,
+        )
+        return turn.output
+
+    async def complete(self, content: str, *, on_text: OnText | None = None) -> str:
+        """Answer one caller message; turns of one session run one at a time, in order."""
+
+        async def body(runner: Runner) -> None:
+            await self._main.commit(Message(role=Role.USER, content=content, agent=self._active))
+            await runner.run()
+
+        return await self._in_turn(body, on_text)
+
+    async def stream(self, content: str) -> AsyncIterator[str]:
+        """Like `complete`, yielding reply text as it is written. Closing the iterator cancels the turn."""
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+
+        async def on_text(text: str) -> None:
+            queue.put_nowait(text)
+
+        task = asyncio.create_task(self.complete(content, on_text=on_text))
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        try:
+            while (text := await queue.get()) is not None:
+                yield text
+            await task
+        finally:
+            if not task.done():
+                task.cancel()
+                with suppress(asyncio.CancelledError):
+                    await task
+
+    async def execute(self, instruction: str, *, agent_name: str | None = None) -> str:
+        """Make the active agent speak first, following an instruction the caller never sees."""
+        if self._stale(agent_name):
+            return ""
+        return await self._in_turn(lambda runner: runner.execute(instruction))
+
+    async def emit(self, text: str, *, agent_name: str | None = None) -> str:
+        """Say prepared text without the model; it joins the history as the agent's reply."""
+        if self._stale(agent_name):
+            return ""
+        return await self._in_turn(lambda runner: runner.emit(text))
+
+    # --- commits ---------------------------------------------------------------------------
+
+    async def _commit(self, message: Message, agent_name: str | None) -> None:
+        if self._stale(agent_name):
+            return
+        runner = _current_runner.get()
+        if runner is not None and runner.session is self:
+            await runner.conversation.commit(message)
+            return
+        await self._ensure_open()
+        async with self._lock:
+            await self._main.commit(message)
+
+    async def commit_user_message(self, content: str, *, agent_name: str | None = None) -> None:
+        """Record what the caller said without answering (bursts, operator notes)."""
+        await self._commit(Message(role=Role.USER, content=content, agent=self._active), agent_name)
+
+    async def commit_system_message(self, content: str, *, agent_name: str | None = None) -> None:
+        await self._commit(Message(role=Role.SYSTEM, content=content, agent=self._active), agent_name)
+
+    async def commit_tool_output(
+        self, tool_id: str, content: str, *, agent_name: str | None = None
+    ) -> None:
+        call = next(
+            (c for m in reversed(self._log) for c in m.tool_calls if c.id == tool_id), None
+        )
+        message = Message(
+            role=Role.TOOL,
+            content=content,
+            agent=agent_name or self._active,
+            tool_call_id=tool_id,
+            tool_name=call.name if call else None,
+        )
+        await self._commit(message, agent_name)
+
+    async def commit_flush(self, *, agent_name: str | None = None) -> None:
+        """Hide everything before now from the active agent."""
+        await self._commit(Message(role=Role.FLUSH, content="", agent=self._active), agent_name)
+
+    def _running_turn(self) -> Turn | None:
+        runner = _current_runner.get()
+        return runner.turn if runner is not None and runner.session is self else None
+
+    async def commit_stop_tools(self, *, agent_name: str | None = None) -> None:
+        turn = self._running_turn()
+        if turn is not None and not self._stale(agent_name):
+            turn.stop_tools = True
+
+    async def cancel_output(self, *, agent_name: str | None = None) -> None:
+        """End the running turn early; its `complete` returns an empty string."""
+        turn = self._running_turn()
+        if turn is not None and not self._stale(agent_name):
+            turn.cancelled = True
+
+    # --- navigation ------------------------------------------------------------------------
+
+    async def change_to_agent(self, name: str) -> None:
+        await self._navigate(name, [*self._stack, self._active])
+
+    async def change_to_prev_agent(self) -> None:
+        target = self._stack[-1] if self._stack else self.swarm.default_agent
+        await self._navigate(target, self._stack[:-1])
+
+    async def change_to_default_agent(self) -> None:
+        await self._navigate(self.swarm.default_agent, [])
+
+    async def _navigate(self, target: str, stack: list[str]) -> None:
+        if target not in self.swarm.agents:
+            raise NavigationError(f"there is no agent called {target!r}")
+        runner = _current_runner.get()
+        if runner is not None and runner.session is self:
+            if runner.conversation.in_thread:
+                raise NavigationError("agents cannot be changed from inside a thread")
+            if target == self._active:
+                return
+            if target in runner.turn.entered:
+                raise NavigationError(
+                    f"{target} already spoke in this turn; answer the caller instead of transferring"
+                )
+            runner.turn.entered.add(target)
+            await self._switch(target, stack)
+            return
+        await self._ensure_open()
+        async with self._lock:
+            if target != self._active:
+                await self._switch(target, stack)
+
+    async def _switch(self, target: str, stack: list[str]) -> None:
+        previous, self._active, self._stack = self._active, target, stack
+        await self._save_state()
+        self._publish(AgentChanged, agent=target, previous=previous, current=target)
+        log.info("agent_changed client_id=%s from=%s to=%s", self.client_id, previous, target)
+
+    # --- reads -----------------------------------------------------------------------------
+
+    async def get_agent_name(self) -> str:
+        await self._ensure_open()
+        return self._active
+
+    async def get_navigation_stack(self) -> tuple[str, ...]:
+        await self._ensure_open()
+        return tuple(self._stack)
+
+    async def get_raw_history(self) -> list[Message]:
+        await self._ensure_open()
+        return list(self._log)
+
+    async def get_agent_history(self, agent_name: str | None = None) -> list[Message]:
+        await self._ensure_open()
+        spec = self.agent_spec(agent_name)
+        return history.agent_view(self._log, spec.name, spec.keep_messages)
+
+    async def get_user_history(self) -> list[Message]:
+        return history.user_messages(await self.get_raw_history())
+
+    async def get_assistant_history(self) -> list[Message]:
+        return history.assistant_messages(await self.get_raw_history())
+
+    async def get_last_user_message(self) -> str | None:
+        return history.last_content(await self.get_user_history())
+
+    async def get_last_assistant_message(self) -> str | None:
+        return history.last_content(await self.get_assistant_history())
+
+    async def get_last_system_message(self) -> str | None:
+        log_ = await self.get_raw_history()
+        return history.last_content([m for m in log_ if m.role is Role.SYSTEM])
+
+    async def threads(self) -> list[ThreadView]:
+        """Every thread of this session, the caller's own (user → agents) first."""
+        await self._ensure_open()
+        spoken = [m for m in self._log if m.role in (Role.USER, Role.ASSISTANT) and m.content
+                  and m.mode is Mode.USER]
+        user = ThreadView(
+            id=f"{self.client_id}/user", sender="user", recipient=self._active, messages=tuple(spoken)
+        )
+        return [user] + [t.view() for t in self._threads.values()]
+
+    async def talk(self, sender: str, recipient: str, text: str) -> str:
+        """Send `text` over the sender → recipient thread and return the recipient's reply."""
+        runner = _current_runner.get()
+        if runner is None or runner.session is not self:
+            return await self._in_turn_result(lambda r: talk(self, r, sender, recipient, text))
+        return await talk(self, runner, sender, recipient, text)
+
+    async def _in_turn_result(self, body: Callable[[Runner], Awaitable[str]]) -> str:
+        result: list[str] = []
+
+        async def run(runner: Runner) -> None:
+            result.append(await body(runner))
+
+        await self._in_turn(run)
+        return result[0] if result else ""
+
+    # --- writes, events, counters ----------------------------------------------------------
+
+    def _stale(self, agent_name: str | None) -> bool:
+        """Verbs naming an agent that is no longer active are ignored, as in agent-swarm-kit."""
+        if agent_name is None or agent_name == self._active:
+            return False
+        runner = _current_runner.get()
+        if runner is not None and runner.session is self and runner.conversation.in_thread:
+            return False
+        log.info("verb_ignored client_id=%s agent=%s active=%s", self.client_id, agent_name, self._active)
+        return True
+
+    async def _append(self, message: Message) -> Message:
+        seq = (self._log[-1].seq if self._log else 0) + 1
+        message = replace(message, seq=seq, time=time.time())
+        self._log.append(message)
+        await self._persist(self._engine.store.append_message, self.client_id, message)
+        if message.role is Role.USER and message.mode is Mode.USER:
+            self._publish(UserMessageEvent, agent=message.agent, content=message.content, message_seq=seq)
+        elif message.role is Role.ASSISTANT and message.content:
+            self._publish(
+                AssistantMessageEvent, agent=message.agent, content=message.content, message_seq=seq
+            )
+        return message
+
+    async def _save_state(self) -> None:
+        await self._persist(
+            self._engine.store.save_state,
+            self.client_id,
+            swarm=self.swarm.name,
+            active_agent=self._active,
+            nav_stack=tuple(self._stack),
+        )
+
+    async def _persist(self, op: Callable[..., Awaitable[None]], *args: Any, **kwargs: Any) -> None:
+        await self._writer.write(op, *args, **kwargs)
+
+    @property
+    def unsaved_writes(self) -> int:
+        return self._writer.pending
+
+    def _publish(self, kind: type[SwarmEvent], *, agent: str | None = None, **fields: Any) -> None:
+        self._event_seq += 1
+        event = kind(
+            session_id=self.client_id,
+            agent=agent or self._active,
+            seq=self._event_seq,
+            time=time.time(),
+            **fields,
+        )
+        self._engine.bus.publish(event)
+
+    def _count_rescue(self, agent: str, reason: str, strategy: str, detail: str) -> None:
+        self.rescue_count += 1
+        self._engine.rescue_counts[reason] += 1
+        self._publish(Rescued, agent=agent, reason=reason, strategy=strategy, detail=detail)
+        log.warning(
+            "rescue client_id=%s agent=%s reason=%s strategy=%s", self.client_id, agent, reason, strategy
+        )
