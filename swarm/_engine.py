@@ -177,6 +177,10 @@ class Engine:
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        for backend in self.registry.completions.values():
+            close = getattr(backend, "aclose", None)
+            if close is not None:
+                await close()
 
     def _forget(self, session: Session) -> None:
         if self._sessions.get(session.client_id) is session:

@@ -105,6 +105,15 @@ class Subscription:
             raise StopAsyncIteration
         return event
 
+    def drain(self) -> list[SwarmEvent]:
+        """Every event already delivered, without waiting."""
+        out: list[SwarmEvent] = []
+        while not self._queue.empty():
+            event = self._queue.get_nowait()
+            if event is not None:
+                out.append(event)
+        return out
+
     def __aiter__(self) -> AsyncIterator[SwarmEvent]:
         return self
 

@@ -53,6 +53,10 @@ class OllamaBackend:
         self._client = ollama.AsyncClient(host=host, timeout=timeout)
         self._errors = ollama
 
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool; the engine calls this at shutdown."""
+        await self._client.close()
+
     async def stream(self, args: CompletionArgs) -> AsyncIterator[CompletionChunk]:
         import httpx
 

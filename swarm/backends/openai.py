@@ -61,6 +61,10 @@ class OpenAIBackend:
         )
         self._openai = openai
 
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool; the engine calls this at shutdown."""
+        await self._client.close()
+
     async def stream(self, args: CompletionArgs) -> AsyncIterator[CompletionChunk]:
         openai = self._openai
         request: dict[str, Any] = {

@@ -1,0 +1,74 @@
+"""Tables of the swarm's state: sessions, their messages, threads between agents."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import JSON, Column, DateTime, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _ts(**kwargs: object) -> object:
+    return Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), **kwargs))
+
+
+# One row per caller (client id): which agent is active and the navigation stack.
+class SessionRow(SQLModel, table=True):
+    __tablename__ = "sessions"
+
+    client_id: str = Field(primary_key=True, max_length=200)
+    swarm: str = Field(max_length=100)
+    active_agent: str = Field(max_length=100)
+    nav_stack: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
+    updated_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
+
+
+# The append-only log of a session, markers included; (client_id, seq) orders it.
+class MessageRow(SQLModel, table=True):
+    __tablename__ = "messages"
+    __table_args__ = (UniqueConstraint("client_id", "seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    client_id: str = Field(foreign_key="sessions.client_id", index=True, max_length=200)
+    seq: int
+    role: str = Field(max_length=20)
+    mode: str = Field(default="user", max_length=10)
+    agent: str = Field(max_length=100)
+    content: str = Field(default="", sa_column=Column(Text, nullable=False))
+    tool_name: str | None = Field(default=None, max_length=100)
+    tool_call_id: str | None = Field(default=None, max_length=100)
+    # The calls an assistant message made: [{"id", "name", "arguments"}].
+    tool_calls: list[dict] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
+
+
+# A sender → recipient channel between agents of one session.
+class ThreadRow(SQLModel, table=True):
+    __tablename__ = "threads"
+
+    id: str = Field(primary_key=True, max_length=300)
+    client_id: str = Field(foreign_key="sessions.client_id", index=True, max_length=200)
+    sender: str = Field(max_length=100)
+    recipient: str = Field(max_length=100)
+    created_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
+
+
+class ThreadMessageRow(SQLModel, table=True):
+    __tablename__ = "thread_messages"
+    __table_args__ = (UniqueConstraint("thread_id", "seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    thread_id: str = Field(foreign_key="threads.id", index=True, max_length=300)
+    seq: int
+    role: str = Field(max_length=20)
+    agent: str = Field(max_length=100)
+    content: str = Field(default="", sa_column=Column(Text, nullable=False))
+    tool_name: str | None = Field(default=None, max_length=100)
+    tool_call_id: str | None = Field(default=None, max_length=100)
+    tool_calls: list[dict] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    created_at: datetime = _ts(nullable=False)  # type: ignore[assignment]

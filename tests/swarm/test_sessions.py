@@ -1,0 +1,160 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from swarm import AssistantMessage, CompletionArgs, Engine, Role, Rule, ScriptedBackend, SessionState
+from swarm.errors import SessionClosed
+
+
+def echo_engine(**options) -> Engine:
+    engine = Engine(**options)
+    engine.add_completion("s", ScriptedBackend([Rule("(.*)", reply="echo: {1}")]))
+    engine.add_agent("a", "s", "Echo.")
+    engine.add_swarm("w", ["a"], "a")
+    return engine
+
+
+async def test_one_clients_turns_run_one_at_a_time_and_stay_paired() -> None:
+    engine = Engine()
+    running = 0
+    peak = 0
+    gate = asyncio.Event()
+    entered = asyncio.Event()
+
+    async def slow_echo(args: CompletionArgs) -> AssistantMessage:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        entered.set()
+        await gate.wait()
+        running -= 1
+        return AssistantMessage(content=f"echo: {args.messages[-1]['content']}")
+
+    engine.add_completion("s", slow_echo)
+    engine.add_agent("a", "s", "Echo.")
+    engine.add_swarm("w", ["a"], "a")
+    s = engine.session("c", "w")
+    tasks = [asyncio.create_task(s.complete(f"m{i}")) for i in range(5)]
+    await entered.wait()
+    # The first turn is inside the model; the other four wait their turn, not the model.
+    assert running == 1
+    gate.set()
+    assert await asyncio.gather(*tasks) == [f"echo: m{i}" for i in range(5)]
+    assert peak == 1
+    assert [m.content for m in await s.get_user_history()] == [f"m{i}" for i in range(5)]
+
+
+async def test_200_concurrent_sessions_no_cross_talk_and_order_kept() -> None:
+    engine = Engine()
+
+    async def echo(args: CompletionArgs) -> AssistantMessage:
+        await asyncio.sleep(0)  # yield so that sessions really interleave
+        return AssistantMessage(content=f"{args.client_id} heard {args.messages[-1]['content']}")
+
+    engine.add_completion("s", echo)
+    engine.add_agent("a", "s", "Echo.")
+    engine.add_swarm("w", ["a"], "a")
+
+    async def caller(i: int) -> list[str]:
+        s = engine.session(f"client-{i}", "w")
+        return list(await asyncio.gather(*(s.complete(f"msg {i}.{n}") for n in range(5))))
+
+    results = await asyncio.gather(*(caller(i) for i in range(200)))
+    for i, replies in enumerate(results):
+        assert replies == [f"client-{i} heard msg {i}.{n}" for n in range(5)]
+    for i in range(200):
+        log = await engine.get_session(f"client-{i}").get_raw_history()
+        assert [m.content for m in log] == [
+            text for n in range(5) for text in (f"msg {i}.{n}", f"client-{i} heard msg {i}.{n}")
+        ]
+        assert [m.seq for m in log] == list(range(1, 11))
+
+
+async def test_push_connection_sends_replies_emits_and_executes() -> None:
+    engine = echo_engine()
+    sent: list[str] = []
+
+    async def send(text: str) -> None:
+        sent.append(text)
+
+    conn = engine.make_connection("c", "w", send)
+    conn.receive("one")
+    conn.receive("two")
+    await conn.drain()
+    await conn.emit("Prepared text.")
+    await conn.execute("say hi")
+    assert sent == ["echo: one", "echo: two", "Prepared text.", "echo: say hi"]
+    await conn.dispose()
+    assert conn.session.state is SessionState.CLOSED
+
+
+async def test_debounced_connection_merges_a_burst_into_one_turn() -> None:
+    engine = echo_engine()
+    sent: list[str] = []
+
+    async def send(text: str) -> None:
+        sent.append(text)
+
+    conn = engine.make_connection("c", "w", send, debounce=60.0)
+    for part in ("I would like", "two boxes", "of paracetamol"):
+        conn.receive(part)
+    await conn.drain()
+    assert sent == ["echo: I would like two boxes of paracetamol"]
+    assert len(await conn.session.get_user_history()) == 1
+
+
+async def test_idle_session_is_disposed_and_resumes_from_the_store() -> None:
+    engine = echo_engine(idle_timeout=1e-3)
+    s = engine.session("c", "w")
+    await s.complete("hello")
+    await asyncio.wait_for(s.closed.wait(), timeout=5)
+    assert s.state is SessionState.CLOSED
+    assert "c" not in engine.sessions
+    with pytest.raises(SessionClosed):
+        await s.complete("too late")
+    resumed = engine.session("c", "w")
+    assert await resumed.get_last_user_message() == "hello"
+
+
+async def test_stream_yields_text_as_written_and_records_the_whole_reply() -> None:
+    engine = echo_engine()
+    s = engine.session("c", "w")
+    pieces = [piece async for piece in s.stream("two boxes please")]
+    assert len(pieces) > 1
+    assert "".join(pieces) == "echo: two boxes please"
+    assert await s.get_last_assistant_message() == "echo: two boxes please"
+
+
+async def test_closing_a_stream_cancels_the_turn_and_frees_the_session() -> None:
+    engine = Engine()
+    blocked = asyncio.Event()
+
+    class Slow:
+        async def stream(self, args):
+            from swarm import TextDelta
+
+            yield TextDelta("First words ")
+            await blocked.wait()
+            yield AssistantMessage(content="First words never finished")
+
+    engine.add_completion("slow", Slow())
+    engine.add_agent("a", "slow", "Slow.")
+    engine.add_swarm("w", ["a"], "a")
+    s = engine.session("c", "w")
+    stream = s.stream("hi")
+    assert await anext(stream) == "First words "
+    await stream.aclose()
+    # The lock is free again: a new turn can start (and is stuck on the same model).
+    assert not s._lock.locked()
+    roles = [m.role for m in await s.get_raw_history()]
+    assert roles == [Role.USER]
+
+
+async def test_two_clients_never_see_each_others_messages() -> None:
+    engine = echo_engine()
+    a, b = engine.session("alice", "w"), engine.session("bob", "w")
+    await asyncio.gather(a.complete("alice secret"), b.complete("bob secret"))
+    assert all("bob" not in m.content for m in await a.get_raw_history())
+    assert all("alice" not in m.content for m in await b.get_raw_history())
