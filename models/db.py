@@ -9,7 +9,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel, create_engine
 
-import models.tables  # noqa: F401  (registers every table on SQLModel.metadata)
+import models.shop  # noqa: F401  (registers every table on SQLModel.metadata)
+import models.tables  # noqa: F401
 
 
 def sqlite_url(path: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import JSON, Column, DateTime, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -12,8 +13,12 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def _ts(**kwargs: object) -> object:
-    return Field(default_factory=utcnow, sa_column=Column(DateTime(timezone=True), **kwargs))
+def timestamp(*, nullable: bool = False) -> Any:
+    """A timezone-aware column; set to now unless nullable (then it starts empty)."""
+    column = Column(DateTime(timezone=True), nullable=nullable)
+    if nullable:
+        return Field(default=None, sa_column=column)
+    return Field(default_factory=utcnow, sa_column=column)
 
 
 # One row per caller (client id): which agent is active and the navigation stack.
@@ -24,8 +29,10 @@ class SessionRow(SQLModel, table=True):
     swarm: str = Field(max_length=100)
     active_agent: str = Field(max_length=100)
     nav_stack: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    created_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
-    updated_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
+    # The caller behind the session, once the agency has identified them.
+    customer_id: int | None = Field(default=None, foreign_key="customers.id", index=True)
+    created_at: datetime = timestamp()
+    updated_at: datetime = timestamp()
 
 
 # The append-only log of a session, markers included; (client_id, seq) orders it.
@@ -44,7 +51,7 @@ class MessageRow(SQLModel, table=True):
     tool_call_id: str | None = Field(default=None, max_length=100)
     # The calls an assistant message made: [{"id", "name", "arguments"}].
     tool_calls: list[dict] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    created_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
+    created_at: datetime = timestamp()
 
 
 # A sender → recipient channel between agents of one session.
@@ -55,7 +62,7 @@ class ThreadRow(SQLModel, table=True):
     client_id: str = Field(foreign_key="sessions.client_id", index=True, max_length=200)
     sender: str = Field(max_length=100)
     recipient: str = Field(max_length=100)
-    created_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
+    created_at: datetime = timestamp()
 
 
 class ThreadMessageRow(SQLModel, table=True):
@@ -71,4 +78,4 @@ class ThreadMessageRow(SQLModel, table=True):
     tool_name: str | None = Field(default=None, max_length=100)
     tool_call_id: str | None = Field(default=None, max_length=100)
     tool_calls: list[dict] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
-    created_at: datetime = _ts(nullable=False)  # type: ignore[assignment]
+    created_at: datetime = timestamp()

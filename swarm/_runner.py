@@ -135,9 +135,9 @@ class Runner:
         )
         await self.run()
 
-    async def emit(self, text: str) -> None:
+    async def emit(self, text: str) -> Message:
         agent = self.conversation.agent()
-        await self._speak(agent, AssistantMessage(content=text), None)
+        return await self._speak(agent, AssistantMessage(content=text), None)
 
     # --- one model call -------------------------------------------------------------------
 

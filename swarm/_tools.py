@@ -105,11 +105,19 @@ class ToolContext:
 
     async def execute(self, instruction: str) -> None:
         """Make the (possibly new) active agent speak first, following `instruction`."""
+        await self._answer_call()
         await self.runner.execute(instruction)
 
-    async def emit(self, text: str) -> None:
-        """Say prepared text to the caller without the model."""
-        await self.runner.emit(text)
+    async def emit(self, text: str) -> Message:
+        """Say prepared text to the caller without the model; returns the committed message."""
+        await self._answer_call()
+        return await self.runner.emit(text)
+
+    async def _answer_call(self) -> None:
+        # A tool output must directly follow its call in every API's message order,
+        # so a tool that speaks first gets a plain output before the words.
+        if not self.output_committed:
+            await self.commit_tool_output("Done.")
 
     async def change_to_agent(self, name: str) -> None:
         self._refuse_in_thread()

@@ -1,0 +1,81 @@
+"""Settings: built once by the CLI and passed down. No other module reads the environment.
+
+Sources, strongest first: explicit arguments, `CALLSWARM_*` environment
+variables, a TOML file (`--config`, or `callswarm.toml` in the working
+directory), then the defaults below.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+Provider = Literal["local", "scripted", "ollama", "openai"]
+DEFAULT_CONFIG_FILE = Path("callswarm.toml")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="CALLSWARM_", extra="forbid", frozen=True)
+
+    data_dir: Path = Field(default=Path("data"), description="Where the database and caches live.")
+    database_url: str | None = Field(
+        default=None, description="Any SQLAlchemy URL; unset, a SQLite file in data_dir."
+    )
+    log_level: str = "INFO"
+    log_format: Literal["text", "json"] = "text"
+
+    provider: Provider = "local"
+    completion_timeout: float = Field(default=120.0, gt=0)
+    max_nested_calls: int = Field(default=20, ge=1)
+    idle_timeout: float | None = Field(default=1800.0, gt=0)
+
+    ollama_host: str = "http://127.0.0.1:11434"
+    ollama_model: str = "qwen2.5:1.5b"
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    openai_model: str = "gpt-4o-mini"
+
+    local_model_path: Path | None = Field(
+        default=None, description="A GGUF file; unset, the bundled model assembled into data_dir."
+    )
+    local_threads: int | None = None
+    local_context: int = 4096
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'callswarm.db').resolve()}"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if settings_cls.model_config.get("toml_file"):
+            sources.append(TomlConfigSettingsSource(settings_cls))
+        return tuple(sources)
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Build the one Settings object of a process."""
+    path = config_file if config_file is not None else DEFAULT_CONFIG_FILE
+    if config_file is not None and not path.is_file():
+        raise FileNotFoundError(f"config file {path} does not exist")
+    config = SettingsConfigDict(**{**Settings.model_config, "toml_file": path if path.is_file() else None})
+    cls = type("FileSettings", (Settings,), {"model_config": config})
+    values = {k: v for k, v in overrides.items() if v is not None}
+    return cls(**values)

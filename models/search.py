@@ -1,0 +1,183 @@
+"""Product search that survives speech recognition.
+
+Two signals, merged by score:
+- full text (SQLite FTS5, or PostgreSQL's text search) for descriptive
+  queries: "something for a headache";
+- letter and phonetic similarity of the query's word n-grams to product names
+  and ingredients, for names the recogniser split or misheard:
+  "Paris at them all" is Paracetamol, "ibu profen" is Ibuprofen.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz.fuzz import ratio
+from sqlalchemy import text
+from sqlmodel import Session, select
+
+from models.shop import Product
+
+_WORD = re.compile(r"[a-z0-9']+")
+_STOP = frozenset(
+    "a an and any are at but can could do does for from get give got have i i'd i'm in is it "
+    "like me my need of on or please some something the to want what with would you your "
+    "buy order box boxes pack packs bottle tube of some".split()
+)
+# Words in product names that say what kind of thing it is, not which product.
+_GENERIC = frozenset(
+    "cream gel tablets tablet spray nasal drops eye ear lotion syrup suspension solution capsules "
+    "relief treatment remedy extra pack strong children's childrens low dose advance after sun "
+    "test tests sachets salts oral cough sore throat cold flu herbal".split()
+)
+_NUMBER_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve dozen half".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    product: Product
+    score: float
+
+
+@lru_cache(maxsize=4096)
+def phonetic_key(word: str) -> str:
+    """A small Metaphone-like key tuned for drug names as a recogniser spells them."""
+    w = re.sub(r"[^a-z]", "", word.lower())
+    if not w:
+        return ""
+    for pattern, repl in (
+        (r"ph", "f"), (r"th", "t"), (r"ck", "k"), (r"sch", "sk"), (r"qu", "kw"), (r"x", "ks"),
+        (r"c(?=[eiy])", "s"), (r"c", "k"), (r"z", "s"), (r"gh", "g"), (r"^kn", "n"), (r"^wr", "r"),
+        (r"dg", "j"), (r"v", "f"),
+        # A recogniser confuses voiced and unvoiced pairs: "lacked you lose" for lactulose.
+        (r"d", "t"), (r"b", "p"), (r"g", "k"),
+    ):
+        w = re.sub(pattern, repl, w)
+    head, tail = w[0], re.sub(r"[aeiouyhw]", "", w[1:])
+    key = head + tail
+    return re.sub(r"(.)\1+", r"\1", key)
+
+
+def _similarity(a: str, b: str) -> float:
+    letters = ratio(a, b) / 100
+    key_a, key_b = phonetic_key(a), phonetic_key(b)
+    # Short keys collide by chance ("fever" and "vera" are both "fr"): letters only then.
+    if min(len(key_a), len(key_b)) < 4:
+        return letters
+    return max(letters, 0.95 * ratio(key_a, key_b) / 100)
+
+
+def _tokens(query: str) -> list[str]:
+    return _WORD.findall(query.lower())
+
+
+def _ngrams(tokens: list[str], max_n: int = 4) -> set[str]:
+    grams = set()
+    for n in range(1, max_n + 1):
+        for i in range(len(tokens) - n + 1):
+            window = tokens[i : i + n]
+            if all(t in _STOP or t in _NUMBER_WORDS or t.isdigit() for t in window):
+                continue
+            grams.add("".join(window))
+    return {g for g in grams if len(g) >= 3}
+
+
+@lru_cache(maxsize=1024)
+def _targets(name: str, ingredient: str) -> tuple[tuple[str, float], ...]:
+    """Strings a caller may say for a product, with how much a match on each counts."""
+    words = _tokens(name)
+    out = {"".join(words): 1.0}
+    for n in (2, 3):  # "cold sore" in "Aciclovir Cold Sore Cream"
+        for i in range(len(words) - n + 1):
+            out.setdefault("".join(words[i : i + n]), 0.95)
+    for word in words:
+        if len(word) >= 5 and word not in _STOP and word not in _GENERIC:
+            out.setdefault(word, 0.95)
+    first = _tokens(ingredient.split(",")[0].split(" and ")[0])
+    if first:
+        out.setdefault("".join(first), 0.9)
+    return tuple(out.items())
+
+
+def _fuzzy_scores(products: list[Product], query: str) -> dict[str, float]:
+    tokens = _tokens(query)
+    grams = _ngrams(tokens)
+    spoken = max((len(g) for g in grams), default=1)
+    scores: dict[str, float] = {}
+    for product in products:
+        best = 0.0
+        for target, weight in _targets(product.name, product.active_ingredient):
+            for gram in grams:
+                # Cheap length filter first: a 4-letter gram is never a 12-letter name.
+                if abs(len(gram) - len(target)) > max(4, len(target) // 2):
+                    continue
+                # A match that explains more of what was said beats a short exact word:
+                # "omega pra zole" is Omeprazole, not Omega 3.
+                coverage = 0.9 + 0.1 * min(1.0, len(gram) / spoken)
+                best = max(best, weight * coverage * _similarity(gram, target))
+        # Below this, a "match" is two unrelated words that share a few letters.
+        scores[product.sku] = best if best >= 0.78 else 0.0
+    return scores
+
+
+def _fts_order(db: Session, query: str) -> list[str]:
+    words = [t for t in _tokens(query) if t not in _STOP and not t.isdigit() and len(t) > 2]
+    if not words:
+        return []
+    bind = db.get_bind()
+    if bind.dialect.name == "sqlite":
+        match = " OR ".join(f'"{w}"*' for w in words)
+        rows = db.execute(
+            text("SELECT sku FROM product_fts WHERE product_fts MATCH :q ORDER BY bm25(product_fts)"),
+            {"q": match},
+        ).all()
+        return [r[0] for r in rows]
+    if bind.dialect.name == "postgresql":
+        document = (
+            "to_tsvector('english', name || ' ' || active_ingredient || ' ' || keywords "
+            "|| ' ' || description)"
+        )
+        rows = db.execute(
+            text(
+                f"SELECT sku FROM products WHERE {document} @@ to_tsquery('english', :q) "
+                f"ORDER BY ts_rank({document}, to_tsquery('english', :q)) DESC"
+            ),
+            {"q": " | ".join(f"{w}:*" for w in words)},
+        ).all()
+        return [r[0] for r in rows]
+    return []
+
+
+def search_products(
+    db: Session, query: str, *, limit: int = 5, min_score: float = 0.6
+) -> list[Hit]:
+    """The best matches first; an empty list when nothing is close enough."""
+    products = list(db.exec(select(Product)).all())
+    by_sku = {p.sku: p for p in products}
+    scores = _fuzzy_scores(products, query)
+    fts = _fts_order(db, query)
+    for rank, sku in enumerate(fts):
+        # Full-text hits rank by bm25 order, below a confident name match.
+        scores[sku] = max(scores.get(sku, 0.0), 0.8 - 0.15 * rank / max(1, len(fts)))
+    ranked = sorted(
+        (Hit(by_sku[sku], score) for sku, score in scores.items() if score >= min_score),
+        # Equal scores: the plainer product (shorter name) first, so "paracetamol"
+        # finds Paracetamol before Children's Paracetamol Suspension.
+        key=lambda h: (-round(h.score, 3), len(h.product.name), h.product.sku),
+    )
+    return ranked[:limit]
+
+
+def catalogue_vocabulary(db: Session) -> list[str]:
+    """Product names and ingredients, to bias speech recognition towards them."""
+    words: dict[str, None] = {}
+    for product in db.exec(select(Product)).all():
+        words[product.name] = None
+        first = product.active_ingredient.split(",")[0].split(" and ")[0].strip()
+        if first:
+            words[first.capitalize()] = None
+    return list(words)

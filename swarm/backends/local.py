@@ -1,0 +1,175 @@
+"""In-process completions with llama.cpp (llama-cpp-python): offline, no key.
+
+Prompt reuse: llama.cpp only reuses the KV cache for the prefix shared with the
+previous call on the same instance. Agents have different system prompts, so
+one instance serving triage and sales would re-read its whole prompt at every
+hand-off (3–10 s measured here). Each agent gets its own instance instead: the
+weights are memory-mapped and shared, only the KV cache is per agent, so each
+agent's prompt prefix stays warm whichever caller it serves.
+
+Two cores cannot run two inferences faster than one, so one lock serialises
+all of them; each runs in a worker thread, never on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from swarm._completion import CompletionArgs, CompletionChunk, TextDelta
+from swarm._messages import AssistantMessage
+from swarm.errors import CompletionError
+
+log = logging.getLogger("swarm.local")
+
+
+@dataclass(frozen=True, slots=True)
+class LocalModelOptions:
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    n_batch: int = 256
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 200
+    seed: int = 0
+    chat_format: str | None = None
+
+
+class LlamaCppBackend:
+    def __init__(self, model_path: Path, options: LocalModelOptions | None = None) -> None:
+        self.model_path = Path(model_path)
+        self.options = options or LocalModelOptions()
+        self._instances: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self.stats: dict[str, list[float]] = {}
+
+    # --- loading ------------------------------------------------------------------------------
+
+    def _instance(self, agent: str) -> Any:
+        llama = self._instances.get(agent)
+        if llama is not None:
+            return llama
+        if not self.model_path.is_file():
+            raise CompletionError(
+                f"model file {self.model_path} is missing; run `callswarm model install`",
+                completion="local",
+            )
+        try:
+            from llama_cpp import Llama
+        except ImportError as exc:
+            raise CompletionError(
+                "llama-cpp-python is not installed; install callswarm with its `local` extra",
+                completion="local",
+            ) from exc
+        started = time.perf_counter()
+        try:
+            llama = Llama(
+                model_path=str(self.model_path),
+                n_ctx=self.options.n_ctx,
+                n_threads=self.options.n_threads,
+                n_batch=self.options.n_batch,
+                seed=self.options.seed,
+                chat_format=self.options.chat_format,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as exc:
+            raise CompletionError(
+                f"llama.cpp could not load {self.model_path}: {exc}", completion="local"
+            ) from exc
+        log.info(
+            "local_model_loaded agent=%s path=%s ms=%.0f",
+            agent, self.model_path.name, (time.perf_counter() - started) * 1000,
+        )
+        self._instances[agent] = llama
+        return llama
+
+    async def warm_up(self, agents: Sequence[str], prompts: Mapping[str, Sequence[dict]] = {}) -> None:
+        """Load each agent's instance and read its prompt once, so the first caller waits less."""
+
+        def work() -> None:
+            for agent in agents:
+                with self._lock:
+                    llama = self._instance(agent)
+                    messages = list(prompts.get(agent, ()))
+                    if messages:
+                        llama.create_chat_completion(messages=messages, max_tokens=1)
+
+        await asyncio.to_thread(work)
+
+    # --- completion ---------------------------------------------------------------------------
+
+    async def stream(self, args: CompletionArgs) -> AsyncIterator[CompletionChunk]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[CompletionChunk | BaseException | None] = asyncio.Queue()
+        cancelled = threading.Event()
+
+        def put(item: CompletionChunk | BaseException | None) -> None:
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+        def work() -> None:
+            try:
+                put(self._generate(args, cancelled, put))
+            except BaseException as exc:  # handed to the event loop, re-raised there
+                put(exc)
+            finally:
+                put(None)
+
+        worker = asyncio.ensure_future(asyncio.to_thread(work))
+        try:
+            while (item := await queue.get()) is not None:
+                if isinstance(item, BaseException):
+                    if isinstance(item, CompletionError):
+                        raise item
+                    raise CompletionError(f"llama.cpp failed: {item!r}", completion="local") from item
+                yield item
+        finally:
+            # A barge-in or timeout stops generation at the next token, not at the end.
+            cancelled.set()
+            await asyncio.shield(worker)
+
+    def _generate(self, args: CompletionArgs, cancelled: threading.Event, put: Any) -> AssistantMessage:
+        with self._lock:
+            llama = self._instance(args.agent_name)
+            started = time.perf_counter()
+            first_token: float | None = None
+            text: list[str] = []
+            generated = 0
+            chunks = llama.create_chat_completion(
+                messages=list(args.messages),
+                tools=list(args.tools) or None,
+                temperature=self.options.temperature,
+                top_p=self.options.top_p,
+                max_tokens=self.options.max_tokens,
+                seed=self.options.seed,
+                stream=True,
+            )
+            for chunk in chunks:
+                if cancelled.is_set():
+                    break
+                generated += 1
+                delta = chunk["choices"][0].get("delta") or {}
+                piece = delta.get("content") or ""
+                if piece:
+                    if first_token is None:
+                        first_token = time.perf_counter()
+                    text.append(piece)
+                    put(TextDelta(piece))
+            elapsed = time.perf_counter() - started
+            self.stats.setdefault(args.agent_name, []).append(elapsed)
+            log.info(
+                "local_completion client_id=%s agent=%s ms=%.0f first_token_ms=%.0f chars=%d",
+                args.client_id, args.agent_name, elapsed * 1000,
+                ((first_token or time.perf_counter()) - started) * 1000, len("".join(text)),
+            )
+            # llama-cpp-python leaves tool calls as JSON in the text; the session parses them.
+            return AssistantMessage(
+                content="".join(text),
+                prompt_tokens=max(0, llama.n_tokens - generated),
+                completion_tokens=generated,
+            )
