@@ -33,6 +33,8 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = "text"
 
     provider: Provider = "local"
+    # Per-agent choice, e.g. {"sales": "openai"}; agents not named use `provider`.
+    agent_providers: dict[str, Provider] = Field(default_factory=dict)
     completion_timeout: float = Field(default=120.0, gt=0)
     max_nested_calls: int = Field(default=20, ge=1)
     idle_timeout: float | None = Field(default=1800.0, gt=0)
@@ -48,6 +50,11 @@ class Settings(BaseSettings):
     )
     local_threads: int | None = None
     local_context: int = 4096
+
+    shop_name: str = "Riverside Pharmacy"
+    shop_address: str = "12 River Street, next to the post office"
+    shop_hours: str = "Monday to Saturday 8 am to 8 pm, and Sunday 10 am to 4 pm"
+    currency: Literal["USD", "EUR", "GBP"] = "USD"
 
     @property
     def resolved_database_url(self) -> str:

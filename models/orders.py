@@ -129,6 +129,14 @@ def pending_order(db: Session, *, customer_id: int) -> Order | None:
     ).first()
 
 
+def last_confirmed(db: Session, *, customer_id: int) -> Order | None:
+    return db.exec(
+        select(Order)
+        .where(Order.customer_id == customer_id, Order.status == OrderStatus.CONFIRMED)
+        .order_by(col(Order.id).desc())
+    ).first()
+
+
 def customer_orders(db: Session, *, customer_id: int, limit: int = 5) -> list[OrderView]:
     """The caller's own orders, newest first; nobody else's are ever returned."""
     orders = db.exec(
@@ -200,11 +208,13 @@ def cancel_pending(db: Session, *, customer_id: int) -> OrderView | None:
     return view_order(db, order=order)
 
 
-def mark_read_back(db: Session, *, customer_id: int, seq: int) -> OrderView:
-    """Record that the caller has just heard this exact version of the order."""
+def mark_read_back(db: Session, *, customer_id: int, revision: int, seq: int) -> OrderView:
+    """Record that the caller has just heard version `revision` of the order, at message `seq`."""
     order = pending_order(db, customer_id=customer_id)
     if order is None:
         raise NoPendingOrder()
+    if order.revision != revision:
+        raise OrderError("the order changed while it was being read back")
     order.read_back_revision, order.read_back_seq = order.revision, seq
     order.total_cents = view_order(db, order=order).total_cents
     db.add(order)

@@ -21,10 +21,16 @@ from sqlmodel import Session, select
 from models.shop import Product
 
 _WORD = re.compile(r"[a-z0-9']+")
+# Words of conversation, not of products: never matched on their own.
 _STOP = frozenset(
-    "a an and any are at but can could do does for from get give got have i i'd i'm in is it "
-    "like me my need of on or please some something the to want what with would you your "
-    "buy order box boxes pack packs bottle tube of some".split()
+    "a an and any are at but can could do does for from get give got have has had i i'd i'm "
+    "i'll i've in is it it's its like me my need of on or please some something anything the "
+    "to want what with would you your buy order box boxes pack packs bottle bottles tube of "
+    "will take taking just also thanks thank yes yeah no ok okay that that's thats this these "
+    "those more much many how cost costs price be been am was were they them there here it "
+    "well so too very really sure hello hi hey good morning think maybe use about should if "
+    "then else everything nothing done add put same one ones kind sort type looking after "
+    "let us we our help tell know got gotten go going".split()
 )
 # Words in product names that say what kind of thing it is, not which product.
 _GENERIC = frozenset(
@@ -41,6 +47,9 @@ _NUMBER_WORDS = frozenset(
 class Hit:
     product: Product
     score: float
+    # How well the words matched the product's own name or ingredient (0 when only
+    # the full-text search found it, through its keywords).
+    name_score: float = 0.0
 
 
 @lru_cache(maxsize=4096)
@@ -73,6 +82,14 @@ def _similarity(a: str, b: str) -> float:
 
 def _tokens(query: str) -> list[str]:
     return _WORD.findall(query.lower())
+
+
+def content_words(text: str) -> list[str]:
+    """The words of `text` that could name or describe a product."""
+    return [
+        t for t in _tokens(text)
+        if t not in _STOP and t not in _NUMBER_WORDS and not t.isdigit() and len(t) > 2
+    ]
 
 
 def _ngrams(tokens: list[str], max_n: int = 4) -> set[str]:
@@ -125,12 +142,14 @@ def _fuzzy_scores(products: list[Product], query: str) -> dict[str, float]:
 
 
 def _fts_order(db: Session, query: str) -> list[str]:
-    words = [t for t in _tokens(query) if t not in _STOP and not t.isdigit() and len(t) > 2]
+    words = content_words(query)
     if not words:
         return []
     bind = db.get_bind()
     if bind.dialect.name == "sqlite":
-        match = " OR ".join(f'"{w}"*' for w in words)
+        # Descriptions are read by people, not matched: "a pharmacist will talk to you"
+        # must not make "will" find a product.
+        match = "{name active_ingredient keywords} : (" + " OR ".join(f'"{w}"*' for w in words) + ")"
         rows = db.execute(
             text("SELECT sku FROM product_fts WHERE product_fts MATCH :q ORDER BY bm25(product_fts)"),
             {"q": match},
@@ -158,13 +177,18 @@ def search_products(
     """The best matches first; an empty list when nothing is close enough."""
     products = list(db.exec(select(Product)).all())
     by_sku = {p.sku: p for p in products}
-    scores = _fuzzy_scores(products, query)
+    names = _fuzzy_scores(products, query)
+    scores = dict(names)
     fts = _fts_order(db, query)
     for rank, sku in enumerate(fts):
         # Full-text hits rank by bm25 order, below a confident name match.
         scores[sku] = max(scores.get(sku, 0.0), 0.8 - 0.15 * rank / max(1, len(fts)))
     ranked = sorted(
-        (Hit(by_sku[sku], score) for sku, score in scores.items() if score >= min_score),
+        (
+            Hit(by_sku[sku], score, names.get(sku, 0.0))
+            for sku, score in scores.items()
+            if score >= min_score
+        ),
         # Equal scores: the plainer product (shorter name) first, so "paracetamol"
         # finds Paracetamol before Children's Paracetamol Suspension.
         key=lambda h: (-round(h.score, 3), len(h.product.name), h.product.sku),

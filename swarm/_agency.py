@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from swarm import _history as history
 from swarm._events import ThreadMessageEvent
 from swarm._messages import Message, Role
-from swarm._registry import USER, AgentSpec, ToolSpec
+from swarm._registry import USER, AgentSpec, SwarmSpec, ToolSpec
 from swarm._runner import Runner, Turn
 from swarm._store import ThreadInfo
 from swarm.errors import CommunicationRefused, ToolError
@@ -29,9 +29,14 @@ if TYPE_CHECKING:
 TALK_TO_AGENT = "talk_to_agent"
 
 
-def system_prompt(session: Session, agent: AgentSpec, extra: str = "") -> str:
-    parts = [session.swarm.mission, agent.prompt, *agent.system, extra]
+def system_prompt(swarm: SwarmSpec, agent: AgentSpec, extra: str = "") -> str:
+    parts = [swarm.mission, agent.prompt, *agent.system, extra]
     return "\n\n".join(p.strip() for p in parts if p and p.strip())
+
+
+def tool_names_for(swarm: SwarmSpec, agent: AgentSpec) -> tuple[str, ...]:
+    """The agent's own tools, plus talk_to_agent where the graph gives it an outgoing edge."""
+    return agent.tools + ((TALK_TO_AGENT,) if swarm.recipients_of(agent.name) else ())
 
 
 class MainConversation:
@@ -49,7 +54,7 @@ class MainConversation:
         return history.agent_view(self._session._log, agent.name, agent.keep_messages)
 
     def system_prompt(self, agent: AgentSpec) -> str:
-        return system_prompt(self._session, agent)
+        return system_prompt(self._session.swarm, agent)
 
     async def commit(self, message: Message) -> Message:
         return await self._session._append(message)
@@ -94,7 +99,7 @@ class ThreadConversation:
             f"You are in an internal thread: {sender} is asking you, not the caller. "
             f"Answer {sender} directly and briefly."
         )
-        return system_prompt(self._session, agent, note)
+        return system_prompt(self._session.swarm, agent, note)
 
     async def commit(self, message: Message) -> Message:
         thread = self._thread

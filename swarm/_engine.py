@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from swarm._agency import TALK_TO_AGENT_TOOL
-from swarm._completion import CompletionBackend, FunctionBackend, GetCompletion
+from swarm._agency import TALK_TO_AGENT_TOOL, system_prompt, tool_names_for
+from swarm._completion import CompletionArgs, CompletionBackend, FunctionBackend, GetCompletion
 from swarm._connection import Connection, Send
 from swarm._events import EventBus
 from swarm._registry import (
@@ -99,6 +99,7 @@ class Engine:
         rescue: Sequence[RescueStep] = DEFAULT_RESCUE,
         placeholder: str = DEFAULT_PLACEHOLDER,
         description: str = "",
+        reminder: str = "",
     ) -> str:
         unique("agent", name, self.registry.agents)
         self.registry.agents[name] = AgentSpec(
@@ -111,6 +112,7 @@ class Engine:
             rescue=tuple(rescue),
             placeholder=placeholder,
             description=description,
+            reminder=reminder,
         )
         return name
 
@@ -135,6 +137,18 @@ class Engine:
 
     def validate(self) -> None:
         self.registry.validate()
+
+    def prefix_args(self, swarm_name: str, agent_name: str) -> CompletionArgs:
+        """What every call of an agent starts with (system prompt and tools), to warm caches."""
+        swarm = self.registry.swarms[swarm_name]
+        agent = self.registry.agents[agent_name]
+        tools = tool_names_for(swarm, agent)
+        return CompletionArgs(
+            client_id="warm-up",
+            agent_name=agent_name,
+            messages=({"role": "system", "content": system_prompt(swarm, agent)},),
+            tools=tuple(self.registry.tools[t].schema() for t in tools),
+        )
 
     # --- sessions ----------------------------------------------------------------------------
 

@@ -12,10 +12,12 @@ from swarm._completion import CompletionBackend
 from swarm.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from swarm._session import Session
     from swarm._tools import ToolContext
 
 ToolCall = Callable[["ToolContext", Any], Awaitable[Any]]
-IsAvailable = Callable[[str, str], bool | Awaitable[bool]]  # (client_id, agent_name)
+# (session, agent_name): may read the session's history to offer a tool only when it can apply.
+IsAvailable = Callable[["Session", str], bool | Awaitable[bool]]
 RescueStep = Literal["recomplete", "flush"] | Callable[..., Awaitable[str | None]]
 
 USER = "user"  # the caller's pseudo-agent in a communication graph
@@ -70,6 +72,9 @@ class AgentSpec:
     rescue: tuple[RescueStep, ...] = DEFAULT_RESCUE
     placeholder: str = DEFAULT_PLACEHOLDER
     description: str = ""
+    # A system message placed after the history on every call: small models follow
+    # what they read last far better than the top of a long prompt.
+    reminder: str = ""
 
 
 @dataclass(frozen=True, slots=True)

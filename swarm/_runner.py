@@ -165,6 +165,8 @@ class Runner:
     ) -> AssistantMessage:
         messages = [{"role": "system", "content": self.conversation.system_prompt(agent)}]
         messages += [m.to_openai() for m in self.conversation.view(agent)]
+        if agent.reminder:
+            messages.append({"role": "system", "content": agent.reminder})
         if correction:
             messages.append({"role": "system", "content": correction})
         args = CompletionArgs(
@@ -203,9 +205,10 @@ class Runner:
     ) -> tuple[AssistantMessage, Verdict | None]:
         """Normalise a raw output (embedded calls parsed) and say what, if anything, is wrong."""
         text, embedded = extract_tool_calls(reply.content)
+        # Small models recite lists of calls in their text; only the first is meant.
         calls = list(reply.tool_calls) + [
             ToolCall(id=f"call_{next(_call_ids)}", name=c.name, arguments=c.arguments)
-            for c in embedded
+            for c in embedded[:1]
         ]
         available = {spec.name: spec for spec in await self._available_tools(agent)}
         for call in calls:
@@ -296,7 +299,7 @@ class Runner:
         for name in self.session.tool_names_for(agent):
             spec = self.session.registry.tools[name]
             if spec.is_available is not None:
-                ok = spec.is_available(self.session.client_id, agent.name)
+                ok = spec.is_available(self.session, agent.name)
                 if not (await ok if inspect.isawaitable(ok) else ok):
                     continue
             out.append(spec)

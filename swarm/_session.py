@@ -13,7 +13,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from swarm import _history as history
-from swarm._agency import TALK_TO_AGENT, MainConversation, ThreadState, ThreadView, talk
+from swarm._agency import MainConversation, ThreadState, ThreadView, talk, tool_names_for
 from swarm._events import (
     AgentChanged,
     AssistantMessageEvent,
@@ -87,8 +87,7 @@ class Session:
         return self.registry.agents[name or self._active]
 
     def tool_names_for(self, agent: AgentSpec) -> tuple[str, ...]:
-        extra = (TALK_TO_AGENT,) if self.swarm.recipients_of(agent.name) else ()
-        return agent.tools + extra
+        return tool_names_for(self.swarm, agent)
 
     # --- lifecycle -------------------------------------------------------------------------
 

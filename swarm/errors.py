@@ -9,8 +9,9 @@
     │   └── CompletionTimeout     a backend did not answer in time
     ├── ToolError                 raised by tools for a failure the model should hear about
     │   └── ToolArgumentsInvalid  the model's arguments failed the tool's pydantic model
-    ├── CommunicationRefused      talk_to_agent over an edge the graph does not have
-    └── StoreError                the persistence port failed after its retries
+    └── CommunicationRefused      talk_to_agent over an edge the graph does not have
+
+A failing store raises nothing: its writes are kept and retried (see _writer.py).
 """
 
 from __future__ import annotations
@@ -69,6 +70,3 @@ class CommunicationRefused(SwarmError):
         self.recipient = recipient
         super().__init__(f"{sender} may not talk to {recipient}")
 
-
-class StoreError(SwarmError):
-    pass

@@ -14,7 +14,9 @@ all of them; each runs in a worker thread, never on the event loop.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -39,6 +41,34 @@ class LocalModelOptions:
     max_tokens: int = 200
     seed: int = 0
     chat_format: str | None = None
+    # Constrain decoding to plain speech or exactly one valid tool call (GBNF).
+    constrain: bool = True
+
+
+# Speech may not start or contain anything that opens JSON, markup, code or an identifier.
+_SPEECH_RULE = 'speech ::= [A-Za-z0-9\'"] [^{}<>\\[\\]`_|\\\\]*'
+
+
+def output_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
+    """GBNF: either plain speech, or one call to one of `tools` with schema-valid arguments."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    if not tools:
+        return "root ::= speech\n" + _SPEECH_RULE + "\n"
+    alternatives = [
+        {
+            "type": "object",
+            "properties": {
+                "name": {"const": tool["function"]["name"]},
+                "arguments": tool["function"].get("parameters") or {"type": "object"},
+            },
+            "required": ["name", "arguments"],
+        }
+        for tool in tools
+    ]
+    calls = json_schema_to_gbnf(json.dumps({"anyOf": alternatives}), ["name", "arguments"])
+    calls = re.sub(r"^root ::=", "call ::=", calls, flags=re.M)
+    return "root ::= call | speech\n" + calls + "\n" + _SPEECH_RULE + "\n"
 
 
 class LlamaCppBackend:
@@ -46,6 +76,7 @@ class LlamaCppBackend:
         self.model_path = Path(model_path)
         self.options = options or LocalModelOptions()
         self._instances: dict[str, Any] = {}
+        self._grammars: dict[str, Any] = {}
         self._lock = threading.Lock()
         self.stats: dict[str, list[float]] = {}
 
@@ -89,18 +120,34 @@ class LlamaCppBackend:
         self._instances[agent] = llama
         return llama
 
-    async def warm_up(self, agents: Sequence[str], prompts: Mapping[str, Sequence[dict]] = {}) -> None:
-        """Load each agent's instance and read its prompt once, so the first caller waits less."""
+    async def warm_up(self, prefixes: Sequence[CompletionArgs]) -> None:
+        """Load each agent's instance and read its prompt prefix once, before the first caller."""
 
         def work() -> None:
-            for agent in agents:
+            for args in prefixes:
                 with self._lock:
-                    llama = self._instance(agent)
-                    messages = list(prompts.get(agent, ()))
-                    if messages:
-                        llama.create_chat_completion(messages=messages, max_tokens=1)
+                    started = time.perf_counter()
+                    self._instance(args.agent_name).create_chat_completion(
+                        messages=list(args.messages), tools=list(args.tools) or None, max_tokens=1
+                    )
+                    log.info(
+                        "local_warmed agent=%s ms=%.0f",
+                        args.agent_name, (time.perf_counter() - started) * 1000,
+                    )
 
         await asyncio.to_thread(work)
+
+    def _grammar(self, tools: Sequence[Mapping[str, Any]]) -> Any:
+        if not self.options.constrain:
+            return None
+        key = json.dumps(tools, sort_keys=True)
+        grammar = self._grammars.get(key)
+        if grammar is None:
+            from llama_cpp import LlamaGrammar
+
+            grammar = LlamaGrammar.from_string(output_grammar(tools), verbose=False)
+            self._grammars[key] = grammar
+        return grammar
 
     # --- completion ---------------------------------------------------------------------------
 
@@ -147,6 +194,7 @@ class LlamaCppBackend:
                 top_p=self.options.top_p,
                 max_tokens=self.options.max_tokens,
                 seed=self.options.seed,
+                grammar=self._grammar(args.tools),
                 stream=True,
             )
             for chunk in chunks:

@@ -49,7 +49,7 @@ def build() -> Engine:
     engine.add_tool("crash", "Crash", NoArgs, crash)
     engine.add_tool("refuse", "Refuse", NoArgs, refuse)
     engine.add_tool("price", "Price", NoArgs, price)
-    engine.add_tool("secret", "Only for VIPs", Query, secret, is_available=lambda c, a: c == "vip")
+    engine.add_tool("secret", "Only for VIPs", Query, secret, is_available=lambda s, a: s.client_id == "vip")
     engine.add_agent("a", "s", "A.", tools=["crash", "refuse", "price", "secret"])
     engine.add_swarm("w", ["a"], "a")
     return engine

@@ -1,0 +1,81 @@
+"""Checks on what the caller said, so that code, not the model, decides the risky steps."""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz.fuzz import ratio
+
+from models.search import content_words
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "couple": 2, "pair": 2, "three": 3,
+    "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
+    "twelve": 12, "dozen": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
+    "hundred": 100,
+}
+_UNIT_NOUNS = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|of|units?|tablets?|items?)"
+_QUANTITY = re.compile(
+    rf"\b(?P<half>half\s+a\s+dozen)\b|\b(?P<num>\d+|{'|'.join(_NUMBERS)})\s+(?:more\s+)?{_UNIT_NOUNS}\b"
+    r"|\b(?P<bare>\d+)\b",
+    re.IGNORECASE,
+)
+
+_YES = re.compile(
+    r"\b(yes|yeah|yep|yup|sure|correct|confirm(?:ed)?|go ahead|please do|do it|place it|"
+    r"that'?s right|sounds good|ok(?:ay)?|absolutely|definitely|right)\b",
+    re.IGNORECASE,
+)
+_NOT_YES = re.compile(
+    r"\b(no|nope|not|don'?t|wait|hold on|cancel|change|instead|actually|but|remove|add|"
+    r"another|more|less|wrong|stop|never ?mind|hang on)\b|\?",
+    re.IGNORECASE,
+)
+
+
+def spoken_quantities(text: str) -> list[int]:
+    """Quantities the caller stated: "two boxes" → [2], "half a dozen" → [6]."""
+    found = []
+    for match in _QUANTITY.finditer(text):
+        if match.group("half"):
+            found.append(6)
+        elif match.group("num"):
+            word = match.group("num").lower()
+            found.append(int(word) if word.isdigit() else _NUMBERS[word])
+        elif match.group("bare"):
+            found.append(int(match.group("bare")))
+    return found
+
+
+def stated_quantity(text: str) -> int | None:
+    """The one quantity the caller stated, or None when they stated none or several."""
+    values = set(spoken_quantities(text))
+    return values.pop() if len(values) == 1 else None
+
+
+def is_clear_yes(text: str) -> bool:
+    """A yes with no hedge, negation, question or change of mind in it."""
+    return bool(_YES.search(text)) and not _NOT_YES.search(text)
+
+
+def grounded(argument: str, *said: str) -> bool:
+    """Whether a model's argument comes from words that were really said.
+
+    Small models fill arguments from their prompt's examples ("ibuprofen" to a
+    caller who said hello). A word counts when it is close to a word said.
+    """
+    heard = [w for text in said for w in content_words(text)]
+    return any(
+        ratio(word, other) >= 80 for word in content_words(argument) for other in heard
+    )
+
+
+PERSON_WORDS = re.compile(
+    r"\b(operator|human|person|someone|somebody|staff|pharmacist|manager|agent|transfer)\b",
+    re.IGNORECASE,
+)
+ELSEWHERE_WORDS = re.compile(
+    r"\b(open|opening|close|closing|hours|address|where|located|location|reception|"
+    r"something else|other question)\b",
+    re.IGNORECASE,
+)

@@ -1,0 +1,132 @@
+"""Deterministic rules that run the pharmacy without a language model.
+
+A product feature: demos with no model at all, deterministic tests, and the
+bench's control group. Tool outputs are already written for the caller, so the
+sales rules relay them as they are.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from agents import prompts
+from agents.deps import ShopInfo
+from agents.guards import is_clear_yes, spoken_quantities
+from models.search import content_words
+from agents.tools.navigation import SALES, TRIAGE
+from swarm import AssistantMessage, CompletionArgs, Rule, ScriptedBackend, ToolCall
+
+_PERSON = r"\b(operator|human|real person|a person|someone|somebody|staff|pharmacist|manager)\b"
+_HOURS = r"\b(open|opening|close|closing|hours)\b"
+_WHERE = r"\b(where are you|address|located|location|find you)\b"
+_SHOPPING = (
+    r"\b(buy|order|need|want|looking for|have you got|do you (have|sell)|price|cost|something for|"
+    r"pain|ache|headache|cough|cold|fever|flu|allerg\w*|hay ?fever|medicine|tablets?|pills?|"
+    r"cream|spray|drops|vitamins?|sore|itch\w*)\b"
+)
+_DONE = r"\b(that'?s (all|it|everything)|nothing else|i'?m done|read it back|what'?s the total)\b"
+_STATUS = r"\b(status|my orders?|where is my order|did my order)\b"
+_REMOVE = r"\b(?:remove|take off|take out|drop|delete)\s+(?:the\s+)?(?P<p>.+)"
+_CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
+_ADD = (
+    r"\b(add|i'?ll (take|have)|i'?d like|give me|can i (get|have)|yes|yeah|sure|please)\b"
+    r"|^\s*(and|also|plus)\b"
+)
+# Words of shopping talk that name no product.
+_CHATTER = frozenset("please thanks yes yeah sure want like need wait also plus".split())
+_ids = itertools.count(1)
+
+
+def _call(name: str, **arguments: object) -> AssistantMessage:
+    return AssistantMessage(tool_calls=(ToolCall(f"pharmacy_{next(_ids)}", name, dict(arguments)),))
+
+
+def _last_assistant(args: CompletionArgs) -> str:
+    for message in reversed(args.messages):
+        if message["role"] == "assistant" and message.get("content"):
+            return str(message["content"])
+    return ""
+
+
+def _offered(args: CompletionArgs) -> list[str]:
+    """Names of the products the agent just offered ("We have …" from search_products)."""
+    last = _last_assistant(args)
+    single = re.match(r"We have (?P<name>[^,]+),.*Would you like to order it\?", last)
+    if single:
+        return [single.group("name")]
+    if "Which one would you like?" in last:
+        return re.findall(r"(?:options: |; )([^,;]+),", last)
+    return []
+
+
+def _named(text: str, options: list[str]) -> str | None:
+    words = set(re.findall(r"[a-z]+", text))
+    for option in options:
+        if any(len(w) > 3 and w in words for w in re.findall(r"[a-z]+", option.lower())):
+            return option
+    return None
+
+
+def _sales_decision(args: CompletionArgs, match: re.Match[str]) -> AssistantMessage:
+    text = match.string
+    lowered = text.lower()
+    # Explicit requests first, whatever was asked before.
+    removal = re.search(_REMOVE, lowered)
+    if removal:
+        return _call("remove_from_order", product=removal.group("p"))
+    if re.search(_CANCEL, lowered):
+        return _call("cancel_order")
+    if re.search(_DONE, lowered):
+        return _call("read_back_order")
+    if re.search(_STATUS, lowered):
+        return _call("order_status")
+    # Then the answer to the question the caller just heard.
+    last = _last_assistant(args)
+    product_words = [w for w in content_words(lowered) if w not in _CHATTER]
+    if "Shall I place the order?" in last:
+        if is_clear_yes(text):
+            return _call("confirm_order")
+        if not product_words:
+            return AssistantMessage(content="No problem. What would you like to change?")
+    quantities = spoken_quantities(lowered)
+    quantity = quantities[0] if quantities else 1
+    wants = bool(quantities or re.search(_ADD, lowered)) and not re.match(r"\s*no\b", lowered)
+    options = _offered(args)
+    if options and wants:
+        chosen = _named(lowered, options) or (options[0] if len(options) == 1 else None)
+        if chosen:
+            return _call("add_to_order", product=chosen, quantity=quantity)
+    if wants and product_words:
+        return _call("add_to_order", product=text, quantity=quantity)
+    if options and wants:
+        listed = ", ".join(options[:-1]) + " or " + options[-1]
+        return AssistantMessage(content=f"Which one would you like: {listed}?")
+    if not product_words:
+        return AssistantMessage(content="What would you like? You can name a product or a symptom.")
+    return _call("search_products", query=text)
+
+
+def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
+    greeting = prompts.greeting(shop)
+    return ScriptedBackend(
+        [
+            # Reception.
+            Rule(_PERSON, tool="transfer_to_operator",
+                 arguments={"reason": "asked for a person"}, agent=TRIAGE),
+            Rule(_HOURS, reply=f"We are open {shop.hours}.", agent=TRIAGE),
+            Rule(_WHERE, reply=f"We are at {shop.address}.", agent=TRIAGE),
+            Rule(r"\b(greet|hello|hi|hey|good (morning|afternoon|evening))\b", reply=greeting,
+                 agent=TRIAGE),
+            Rule(_SHOPPING, tool="navigate_to_sales", agent=TRIAGE),
+            Rule(r".*", reply="I can help with medicines and orders, our opening hours and our "
+                 "address. What would you like?", agent=TRIAGE),
+            # Sales.
+            Rule(_PERSON, tool="transfer_to_operator",
+                 arguments={"reason": "asked for a person"}, agent=SALES),
+            Rule(_HOURS + "|" + _WHERE, tool="navigate_to_triage", agent=SALES),
+            Rule(r"(?s).+", respond=_sales_decision, agent=SALES),
+            Rule(r"(?s)(?P<said>.+)", reply="{said}", agent=SALES, on="tool"),
+        ],
+        default="Sorry, I didn't catch that. Could you say it again?",
+    )

@@ -1,0 +1,1 @@
+"""The pharmacy's tools, one module per family."""

@@ -1,0 +1,77 @@
+"""Finding products. Outputs are plain sentences the agent can say as they are."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+from sqlmodel import Session
+
+from agents.deps import pharmacy
+from agents.guards import grounded
+from agents.speech import describe
+from models.search import Hit, content_words, search_products
+from models.shop import Product
+from swarm import ToolContext, ToolError
+
+# A name the caller said resolves to a product only when the match is this close.
+RESOLVE_SCORE = 0.75
+
+
+class SearchQuery(BaseModel):
+    query: str = Field(
+        min_length=2,
+        description="What the caller asked for, in their own words: a product name or a symptom.",
+    )
+
+
+class ProductName(BaseModel):
+    product: str = Field(min_length=2, description="The product name as the caller said it.")
+
+
+def find_product(db: Session, name: str) -> Product | None:
+    """The product `name` clearly names, by its name or ingredient; None otherwise."""
+    hits = [h for h in search_products(db, name, limit=5) if h.name_score >= RESOLVE_SCORE]
+    hits.sort(key=lambda h: (-round(h.name_score, 3), len(h.product.name)))
+    return hits[0].product if hits else None
+
+
+def resolve_product(db: Session, name: str) -> Product:
+    product = find_product(db, name)
+    if product is None:
+        raise ToolError(f"I couldn't find a product called {name}. Which product do you mean?")
+    return product
+
+
+def _found(hits: list[Hit], currency: str) -> str:
+    if len(hits) == 1:
+        return f"We have {describe(hits[0].product, currency)}. Would you like to order it?"
+    listed = "; ".join(describe(h.product, currency) for h in hits)
+    return f"We have {len(hits)} options: {listed}. Which one would you like?"
+
+
+async def search(ctx: ToolContext, params: SearchQuery) -> str:
+    said = await ctx.session.get_last_user_message() or ""
+    # A query the caller never said came from the prompt's examples: use their words.
+    query = params.query if grounded(params.query, said) else said
+    return await search_words(ctx, query)
+
+
+async def search_words(ctx: ToolContext, query: str) -> str:
+    if not content_words(query):
+        return "What are you looking for? You can name a product or describe a symptom."
+    shop = pharmacy(ctx)
+    hits = await shop.run(lambda db: search_products(db, query, limit=3))
+    if not hits:
+        return f"I'm sorry, I can't find anything for {query}. Could you describe it another way?"
+    # A confident name match is the product the caller meant: don't list look-alikes.
+    if hits[0].score >= 0.9 and (len(hits) == 1 or hits[1].score < hits[0].score):
+        hits = hits[:1]
+    return _found(hits, shop.shop.currency)
+
+
+async def get_product(ctx: ToolContext, params: ProductName) -> str:
+    shop = pharmacy(ctx)
+    product = await shop.run(lambda db: resolve_product(db, params.product))
+    text = f"{describe(product, shop.shop.currency)}. {product.description}"
+    if product.stock > 0 and not product.prescription_only:
+        text += f" We have {product.stock} in stock."
+    return text

@@ -1,0 +1,216 @@
+"""Building, reading back and placing an order.
+
+The rules are code: the model only chooses to call these tools. A quantity the
+caller stated wins over the model's; the read-back is spoken by code, so the
+caller hears exactly what will be ordered; an order is placed only when the
+caller's very next words after that read-back are a clear yes.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pydantic import BaseModel, Field
+from sqlmodel import Session
+
+from agents.deps import pharmacy
+from agents.guards import grounded, is_clear_yes, stated_quantity
+from agents.speech import line_words, money, order_number, order_words
+from agents.tools.catalogue import ProductName, find_product, resolve_product, search_words
+from agents.tools.navigation import NoArguments
+from models import orders
+from models.orders import OrderError, OutOfStock, PrescriptionOnly, QuantityNotAllowed
+from swarm import Message, Mode, Role, ToolContext, ToolError
+
+log = logging.getLogger("agents.orders")
+
+
+class AddToOrder(BaseModel):
+    product: str = Field(min_length=2, description="The product name as the caller said it.")
+    quantity: int = Field(default=1, ge=1, description="How many packs the caller asked for.")
+
+
+def _customer_id(db: Session, client_id: str) -> int:
+    customer = orders.get_or_create_customer(db, client_id=client_id)
+    assert customer.id is not None
+    return customer.id
+
+
+def _refusal(exc: OrderError) -> ToolError:
+    if isinstance(exc, PrescriptionOnly):
+        return ToolError(
+            f"I'm sorry, {exc.name} is prescription only, so we can't take an order for it by "
+            "phone. You'll need a prescription from your doctor. Can I help with anything else?"
+        )
+    if isinstance(exc, OutOfStock):
+        if exc.available == 0:
+            return ToolError(f"I'm sorry, {exc.name} is out of stock at the moment.")
+        return ToolError(
+            f"I'm sorry, we only have {exc.available} packs of {exc.name} in stock. "
+            "How many would you like?"
+        )
+    if isinstance(exc, QuantityNotAllowed):
+        return ToolError(
+            f"I can only take between 1 and {orders.MAX_QUANTITY_PER_LINE} packs of a product "
+            "per order. How many would you like?"
+        )
+    return ToolError(f"I'm sorry, I couldn't do that: {exc}.")
+
+
+async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
+    shop = pharmacy(ctx)
+    said = await ctx.session.get_last_user_message() or ""
+    offered = await ctx.session.get_last_assistant_message() or ""
+    # The product must come from what the caller said or was just offered; otherwise
+    # the caller's own words decide, and words that name no product become a search.
+    names = [params.product] if grounded(params.product, said, offered) else [said, offered]
+    quantity = params.quantity
+    stated = stated_quantity(said)
+    if stated is not None and stated != quantity:
+        log.warning(
+            "quantity_corrected client_id=%s model=%d caller=%d", ctx.client_id, quantity, stated
+        )
+        quantity = stated
+
+    def work(db: Session) -> tuple[str, orders.OrderView] | None:
+        product = next((p for p in (find_product(db, n) for n in names) if p), None)
+        if product is None:
+            return None
+        view = orders.set_quantity(
+            db, customer_id=_customer_id(db, ctx.client_id), product=product, quantity=quantity
+        )
+        return product.name, view
+
+    try:
+        added_to = await shop.run(work)
+    except OrderError as exc:
+        raise _refusal(exc) from exc
+    if added_to is None:
+        return await search_words(ctx, said)
+    name, view = added_to
+    added = next(line for line in view.lines if line.name == name)
+    return (
+        f"I've added {line_words(added)} at {money(added.unit_price_cents, shop.shop.currency)} "
+        f"each. Your order is now {order_words(view, shop.shop.currency)}. Anything else?"
+    )
+
+
+async def remove_from_order(ctx: ToolContext, params: ProductName) -> str:
+    shop = pharmacy(ctx)
+
+    def work(db: Session) -> orders.OrderView:
+        product = resolve_product(db, params.product)
+        return orders.remove_product(
+            db, customer_id=_customer_id(db, ctx.client_id), sku=product.sku, name=product.name
+        )
+
+    try:
+        view = await shop.run(work)
+    except OrderError as exc:
+        raise _refusal(exc) from exc
+    return f"I've taken it out. Your order is now {order_words(view, shop.shop.currency)}."
+
+
+async def cancel_order(ctx: ToolContext, _: NoArguments) -> str:
+    shop = pharmacy(ctx)
+    view = await shop.run(
+        lambda db: orders.cancel_pending(db, customer_id=_customer_id(db, ctx.client_id))
+    )
+    if view is None:
+        return "There was no order in progress, so there is nothing to cancel."
+    return "I've cancelled your order. Nothing will be charged. Can I help with anything else?"
+
+
+async def _read_back(ctx: ToolContext, view: orders.OrderView, currency: str) -> None:
+    """Code, not the model, says what will be ordered; the caller's next words answer it."""
+    shop = pharmacy(ctx)
+    await ctx.commit_tool_output("The order was read back to the caller, who was asked to confirm.")
+    spoken = await ctx.emit(f"Your order is {order_words(view, currency)}. Shall I place the order?")
+    await shop.run(
+        lambda db: orders.mark_read_back(
+            db, customer_id=_customer_id(db, ctx.client_id), revision=view.revision, seq=spoken.seq
+        )
+    )
+
+
+async def _pending_view(ctx: ToolContext) -> orders.OrderView | None:
+    def current(db: Session) -> orders.OrderView | None:
+        order = orders.pending_order(db, customer_id=_customer_id(db, ctx.client_id))
+        return None if order is None else orders.view_order(db, order=order)
+
+    return await pharmacy(ctx).run(current)
+
+
+async def read_back_order(ctx: ToolContext, _: NoArguments) -> None:
+    view = await _pending_view(ctx)
+    if view is None or not view.lines:
+        raise ToolError("Your order is empty at the moment. What would you like?")
+    await _read_back(ctx, view, pharmacy(ctx).shop.currency)
+
+
+def _answers_read_back(log_: list[Message], read_back_seq: int | None) -> str | None:
+    """The caller's reply to the read-back, if their latest words are exactly that reply."""
+    if read_back_seq is None:
+        return None
+    replies = [
+        m for m in log_ if m.role is Role.USER and m.mode is Mode.USER and m.seq > read_back_seq
+    ]
+    return replies[0].content if len(replies) == 1 else None
+
+
+async def confirm_order(ctx: ToolContext, _: NoArguments) -> None:
+    """Place the order on a clear yes to its read-back; otherwise read it back (again)."""
+    shop = pharmacy(ctx)
+    currency = shop.shop.currency
+    view = await _pending_view(ctx)
+    if view is None or not view.lines:
+        done = await shop.run(
+            lambda db: orders.last_confirmed(db, customer_id=_customer_id(db, ctx.client_id))
+        )
+        if done is None or done.id is None:
+            raise ToolError("There is no order to place yet. What would you like?")
+        await ctx.emit(
+            f"Your order number {order_number(done.id)} is already placed. Anything else?"
+        )
+        return
+    reply = None
+    if view.read_back_revision == view.revision:
+        reply = _answers_read_back(await ctx.session.get_raw_history(), view.read_back_seq)
+    if reply is None or not is_clear_yes(reply):
+        log.warning("confirm_deferred client_id=%s reply=%r", ctx.client_id, reply)
+        await _read_back(ctx, view, currency)
+        return
+    try:
+        confirmation = await shop.run(
+            lambda db: orders.confirm_order(
+                db, customer_id=_customer_id(db, ctx.client_id), order_id=view.id
+            )
+        )
+    except OrderError as exc:
+        raise _refusal(exc) from exc
+    number = order_number(confirmation.order.id)
+    if confirmation.already_confirmed:
+        await ctx.emit(f"Your order number {number} is already placed. Anything else?")
+        return
+    await ctx.emit(
+        f"Thank you. Your order number {number} is placed: "
+        f"{order_words(confirmation.order, currency)}. It will be ready for collection in an hour."
+    )
+
+
+_STATUS_WORDS = {"pending": "in progress", "confirmed": "placed", "cancelled": "cancelled"}
+
+
+async def order_status(ctx: ToolContext, _: NoArguments) -> str:
+    shop = pharmacy(ctx)
+    views = await shop.run(
+        lambda db: orders.customer_orders(db, customer_id=_customer_id(db, ctx.client_id), limit=3)
+    )
+    if not views:
+        return "I can't find any orders for you."
+    parts = [
+        f"order number {order_number(v.id)}, {_STATUS_WORDS[v.status.value]}: "
+        f"{order_words(v, shop.shop.currency)}"
+        for v in views
+    ]
+    return "Your orders, newest first: " + "; ".join(parts) + "."

