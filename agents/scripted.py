@@ -23,7 +23,7 @@ _WHERE = r"\b(where are you|address|located|location|find you)\b"
 _SHOPPING = (
     r"\b(buy|order|need|want|looking for|have you got|do you (have|sell)|price|cost|something for|"
     r"pain|ache|headache|cough|cold|fever|flu|allerg\w*|hay ?fever|medicine|tablets?|pills?|"
-    r"cream|spray|drops|vitamins?|sore|itch\w*)\b"
+    r"cream|spray|drops|vitamins?|sore|itch\w*|i'?d like|like to|can i (get|have)|get some)\b"
 )
 _DONE = r"\b(that'?s (all|it|everything)|nothing else|i'?m done|read it back|what'?s the total)\b"
 _STATUS = r"\b(status|my orders?|where is my order|did my order)\b"
@@ -61,11 +61,15 @@ def _offered(args: CompletionArgs) -> list[str]:
 
 
 def _named(text: str, options: list[str]) -> str | None:
-    words = set(re.findall(r"[a-z]+", text))
-    for option in options:
-        if any(len(w) > 3 and w in words for w in re.findall(r"[a-z]+", option.lower())):
-            return option
-    return None
+    """The offered option the caller named: most of its words said, plainest name first."""
+    said = set(re.findall(r"[a-z]+", text))
+
+    def share(option: str) -> float:
+        words = [w for w in re.findall(r"[a-z]+", option.lower()) if len(w) > 3]
+        return sum(w in said for w in words) / max(len(words), 1)
+
+    best = max(options, key=lambda o: (share(o), -len(o)), default=None)
+    return best if best is not None and share(best) > 0 else None
 
 
 def _sales_decision(args: CompletionArgs, match: re.Match[str]) -> AssistantMessage:

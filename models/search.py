@@ -30,13 +30,19 @@ _STOP = frozenset(
     "those more much many how cost costs price be been am was were they them there here it "
     "well so too very really sure hello hi hey good morning think maybe use about should if "
     "then else everything nothing done add put same one ones kind sort type looking after "
-    "let us we our help tell know got gotten go going".split()
+    "let us we our help tell know got gotten go going all".split()
 )
 # Words in product names that say what kind of thing it is, not which product.
 _GENERIC = frozenset(
     "cream gel tablets tablet spray nasal drops eye ear lotion syrup suspension solution capsules "
+    "inhaler patches lozenges "
     "relief treatment remedy extra pack strong children's childrens low dose advance after sun "
     "test tests sachets salts oral cough sore throat cold flu herbal".split()
+)
+# What a product is, not which: "ranitidine tablets" must not find every tablet.
+_FORMS = frozenset(
+    "tablet tablets capsule capsules cream creams gel spray drops lotion syrup sachets "
+    "liquid pills pill medicine medicines stuff product products".split()
 )
 _NUMBER_WORDS = frozenset(
     "one two three four five six seven eight nine ten eleven twelve dozen half".split()
@@ -74,10 +80,13 @@ def phonetic_key(word: str) -> str:
 def _similarity(a: str, b: str) -> float:
     letters = ratio(a, b) / 100
     key_a, key_b = phonetic_key(a), phonetic_key(b)
-    # Short keys collide by chance ("fever" and "vera" are both "fr"): letters only then.
+    # Keys collide by chance ("fever" and "vera" are both "fr", "salbute" and "sleep
+    # aid" both "slpt"), so a sound match counts only half, the letters the other half.
     if min(len(key_a), len(key_b)) < 4:
         return letters
-    return max(letters, 0.95 * ratio(key_a, key_b) / 100)
+    if key_a == key_b and len(key_a) >= 6:
+        return max(letters, 0.95)  # six consonants in order rarely agree by chance
+    return max(letters, (letters + ratio(key_a, key_b) / 100) / 2)
 
 
 def _tokens(query: str) -> list[str]:
@@ -88,7 +97,8 @@ def content_words(text: str) -> list[str]:
     """The words of `text` that could name or describe a product."""
     return [
         t for t in _tokens(text)
-        if t not in _STOP and t not in _NUMBER_WORDS and not t.isdigit() and len(t) > 2
+        if t not in _STOP and t not in _FORMS and t not in _NUMBER_WORDS
+        and not t.isdigit() and len(t) > 2
     ]
 
 
