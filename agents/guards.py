@@ -9,9 +9,28 @@ from rapidfuzz.fuzz import ratio
 from models.search import content_words
 
 _NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "couple": 2, "pair": 2, "three": 3,
-    "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
-    "twelve": 12, "dozen": 12, "fifteen": 15, "twenty": 20, "thirty": 30, "fifty": 50,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "single": 1,
+    "two": 2,
+    "couple": 2,
+    "pair": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "dozen": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "fifty": 50,
     "hundred": 100,
 }
 _UNIT_NOUNS = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|of|units?|tablets?|items?)"
@@ -65,9 +84,7 @@ def grounded(argument: str, *said: str) -> bool:
     caller who said hello). A word counts when it is close to a word said.
     """
     heard = [w for text in said for w in content_words(text)]
-    return any(
-        ratio(word, other) >= 80 for word in content_words(argument) for other in heard
-    )
+    return any(ratio(word, other) >= 80 for word in content_words(argument) for other in heard)
 
 
 PERSON_WORDS = re.compile(

@@ -13,8 +13,8 @@ import re
 from agents import prompts
 from agents.deps import ShopInfo
 from agents.guards import is_clear_yes, spoken_quantities
-from models.search import content_words
 from agents.tools.navigation import SALES, TRIAGE
+from models.search import content_words
 from swarm import AssistantMessage, CompletionArgs, Rule, ScriptedBackend, ToolCall
 
 _PERSON = r"\b(operator|human|real person|a person|someone|somebody|staff|pharmacist|manager)\b"
@@ -116,18 +116,33 @@ def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
     return ScriptedBackend(
         [
             # Reception.
-            Rule(_PERSON, tool="transfer_to_operator",
-                 arguments={"reason": "asked for a person"}, agent=TRIAGE),
+            Rule(
+                _PERSON,
+                tool="transfer_to_operator",
+                arguments={"reason": "asked for a person"},
+                agent=TRIAGE,
+            ),
             Rule(_HOURS, reply=f"We are open {shop.hours}.", agent=TRIAGE),
             Rule(_WHERE, reply=f"We are at {shop.address}.", agent=TRIAGE),
-            Rule(r"\b(greet|hello|hi|hey|good (morning|afternoon|evening))\b", reply=greeting,
-                 agent=TRIAGE),
+            Rule(
+                r"\b(greet|hello|hi|hey|good (morning|afternoon|evening))\b",
+                reply=greeting,
+                agent=TRIAGE,
+            ),
             Rule(_SHOPPING, tool="navigate_to_sales", agent=TRIAGE),
-            Rule(r".*", reply="I can help with medicines and orders, our opening hours and our "
-                 "address. What would you like?", agent=TRIAGE),
+            Rule(
+                r".*",
+                reply="I can help with medicines and orders, our opening hours and our "
+                "address. What would you like?",
+                agent=TRIAGE,
+            ),
             # Sales.
-            Rule(_PERSON, tool="transfer_to_operator",
-                 arguments={"reason": "asked for a person"}, agent=SALES),
+            Rule(
+                _PERSON,
+                tool="transfer_to_operator",
+                arguments={"reason": "asked for a person"},
+                agent=SALES,
+            ),
             Rule(_HOURS + "|" + _WHERE, tool="navigate_to_triage", agent=SALES),
             Rule(r"(?s).+", respond=_sales_decision, agent=SALES),
             Rule(r"(?s)(?P<said>.+)", reply="{said}", agent=SALES, on="tool"),

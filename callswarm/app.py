@@ -40,11 +40,13 @@ class Services:
         registry = self.engine.registry
         for name, backend in self.backends.items():
             if isinstance(backend, LlamaCppBackend):
-                await backend.warm_up([
-                    self.engine.prefix_args(self.swarm, agent)
-                    for agent in registry.swarms[self.swarm].agents
-                    if registry.agents[agent].completion == name
-                ])
+                await backend.warm_up(
+                    [
+                        self.engine.prefix_args(self.swarm, agent)
+                        for agent in registry.swarms[self.swarm].agents
+                        if registry.agents[agent].completion == name
+                    ]
+                )
 
     async def aclose(self) -> None:
         await self.engine.aclose()
@@ -108,10 +110,16 @@ def build_services(settings: Settings, *, provider: Provider | None = None) -> S
         engine.add_completion(name, backends[name])
     hosted = {"ollama", "openai"}
     swarm = build_pharmacy(
-        engine, Pharmacy(db, shop_info(settings)), chosen,
+        engine,
+        Pharmacy(db, shop_info(settings)),
+        chosen,
         detailed_tools=chosen[SALES] in hosted,
     )
     return Services(
-        settings=settings, db=db, engine=engine, swarm=swarm,
-        greeting=greeting(shop_info(settings)), backends=backends,
+        settings=settings,
+        db=db,
+        engine=engine,
+        swarm=swarm,
+        greeting=greeting(shop_info(settings)),
+        backends=backends,
     )

@@ -70,7 +70,9 @@ class ProgressBar:
             return
         self._shown = percent
         filled = self._width * percent // 100
-        sys.stderr.write(f"\r{self._label} [{'#' * filled}{'.' * (self._width - filled)}] {percent:3d}%")
+        sys.stderr.write(
+            f"\r{self._label} [{'#' * filled}{'.' * (self._width - filled)}] {percent:3d}%"
+        )
         if done >= total:
             sys.stderr.write("\n")
         sys.stderr.flush()

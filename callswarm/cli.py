@@ -8,13 +8,13 @@ import json
 import sys
 import uuid
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from callswarm import __version__
 from callswarm.logs import configure_logging
-from callswarm.settings import Provider, Settings, load_settings
+from callswarm.settings import Settings, load_settings
 
 app = typer.Typer(help="callswarm: a voice and telephony assistant gateway.", no_args_is_help=True)
 catalog_app = typer.Typer(help="The product catalogue.")
@@ -23,7 +23,7 @@ app.add_typer(catalog_app, name="catalog")
 app.add_typer(model_app, name="model")
 
 ConfigOption = Annotated[
-    Optional[Path], typer.Option("--config", help="A TOML settings file.", exists=True)  # noqa: UP007
+    Path | None, typer.Option("--config", help="A TOML settings file.", exists=True)
 ]
 
 
@@ -41,13 +41,9 @@ def version() -> None:
 
 @app.command()
 def chat(
-    provider: Annotated[
-        Optional[str], typer.Option(help="local, scripted, ollama or openai.")  # noqa: UP007
-    ] = None,
+    provider: Annotated[str | None, typer.Option(help="local, scripted, ollama or openai.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="One JSON event per line.")] = False,
-    client_id: Annotated[
-        Optional[str], typer.Option(help="Resume this caller's session.")  # noqa: UP007
-    ] = None,
+    client_id: Annotated[str | None, typer.Option(help="Resume this caller's session.")] = None,
     config: ConfigOption = None,
 ) -> None:
     """Talk to the pharmacy swarm in the terminal (or line by line from stdin)."""
@@ -63,7 +59,7 @@ def chat(
 
 @catalog_app.command("load")
 def catalog_load(
-    file: Annotated[Optional[Path], typer.Option(help="A catalogue JSON file.")] = None,  # noqa: UP007
+    file: Annotated[Path | None, typer.Option(help="A catalogue JSON file.")] = None,
     config: ConfigOption = None,
 ) -> None:
     """Load the product catalogue; running it again changes nothing."""

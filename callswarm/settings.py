@@ -82,7 +82,9 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     path = config_file if config_file is not None else DEFAULT_CONFIG_FILE
     if config_file is not None and not path.is_file():
         raise FileNotFoundError(f"config file {path} does not exist")
-    config = SettingsConfigDict(**{**Settings.model_config, "toml_file": path if path.is_file() else None})
+    config = SettingsConfigDict(
+        **{**Settings.model_config, "toml_file": path if path.is_file() else None}
+    )
     cls = type("FileSettings", (Settings,), {"model_config": config})
     values = {k: v for k, v in overrides.items() if v is not None}
     return cls(**values)

@@ -28,7 +28,12 @@ class PrescriptionOnly(OrderError):
 
 class OutOfStock(OrderError):
     def __init__(self, product: Product, available: int, wanted: int) -> None:
-        self.sku, self.name, self.available, self.wanted = product.sku, product.name, available, wanted
+        self.sku, self.name, self.available, self.wanted = (
+            product.sku,
+            product.name,
+            available,
+            wanted,
+        )
         super().__init__(f"only {available} of {product.name} in stock, {wanted} wanted")
 
 
@@ -140,7 +145,10 @@ def last_confirmed(db: Session, *, customer_id: int) -> Order | None:
 def customer_orders(db: Session, *, customer_id: int, limit: int = 5) -> list[OrderView]:
     """The caller's own orders, newest first; nobody else's are ever returned."""
     orders = db.exec(
-        select(Order).where(Order.customer_id == customer_id).order_by(col(Order.id).desc()).limit(limit)
+        select(Order)
+        .where(Order.customer_id == customer_id)
+        .order_by(col(Order.id).desc())
+        .limit(limit)
     ).all()
     return [view_order(db, order=o) for o in orders]
 
@@ -172,7 +180,9 @@ def set_quantity(
     if line is None:
         assert order.id is not None
         line = OrderLine(
-            order_id=order.id, sku=product.sku, quantity=new_quantity,
+            order_id=order.id,
+            sku=product.sku,
+            quantity=new_quantity,
             unit_price_cents=product.price_cents,
         )
     line.quantity = new_quantity
@@ -187,7 +197,9 @@ def remove_product(db: Session, *, customer_id: int, sku: str, name: str) -> Ord
     order = pending_order(db, customer_id=customer_id)
     if order is None:
         raise NoPendingOrder()
-    line = db.exec(select(OrderLine).where(OrderLine.order_id == order.id, OrderLine.sku == sku)).first()
+    line = db.exec(
+        select(OrderLine).where(OrderLine.order_id == order.id, OrderLine.sku == sku)
+    ).first()
     if line is None:
         raise NotInOrder(name)
     db.delete(line)

@@ -65,11 +65,24 @@ def phonetic_key(word: str) -> str:
     if not w:
         return ""
     for pattern, repl in (
-        (r"ph", "f"), (r"th", "t"), (r"ck", "k"), (r"sch", "sk"), (r"qu", "kw"), (r"x", "ks"),
-        (r"c(?=[eiy])", "s"), (r"c", "k"), (r"z", "s"), (r"gh", "g"), (r"^kn", "n"), (r"^wr", "r"),
-        (r"dg", "j"), (r"v", "f"),
+        (r"ph", "f"),
+        (r"th", "t"),
+        (r"ck", "k"),
+        (r"sch", "sk"),
+        (r"qu", "kw"),
+        (r"x", "ks"),
+        (r"c(?=[eiy])", "s"),
+        (r"c", "k"),
+        (r"z", "s"),
+        (r"gh", "g"),
+        (r"^kn", "n"),
+        (r"^wr", "r"),
+        (r"dg", "j"),
+        (r"v", "f"),
         # A recogniser confuses voiced and unvoiced pairs: "lacked you lose" for lactulose.
-        (r"d", "t"), (r"b", "p"), (r"g", "k"),
+        (r"d", "t"),
+        (r"b", "p"),
+        (r"g", "k"),
     ):
         w = re.sub(pattern, repl, w)
     head, tail = w[0], re.sub(r"[aeiouyhw]", "", w[1:])
@@ -96,9 +109,13 @@ def _tokens(query: str) -> list[str]:
 def content_words(text: str) -> list[str]:
     """The words of `text` that could name or describe a product."""
     return [
-        t for t in _tokens(text)
-        if t not in _STOP and t not in _FORMS and t not in _NUMBER_WORDS
-        and not t.isdigit() and len(t) > 2
+        t
+        for t in _tokens(text)
+        if t not in _STOP
+        and t not in _FORMS
+        and t not in _NUMBER_WORDS
+        and not t.isdigit()
+        and len(t) > 2
     ]
 
 
@@ -159,9 +176,13 @@ def _fts_order(db: Session, query: str) -> list[str]:
     if bind.dialect.name == "sqlite":
         # Descriptions are read by people, not matched: "a pharmacist will talk to you"
         # must not make "will" find a product.
-        match = "{name active_ingredient keywords} : (" + " OR ".join(f'"{w}"*' for w in words) + ")"
+        match = (
+            "{name active_ingredient keywords} : (" + " OR ".join(f'"{w}"*' for w in words) + ")"
+        )
         rows = db.execute(
-            text("SELECT sku FROM product_fts WHERE product_fts MATCH :q ORDER BY bm25(product_fts)"),
+            text(
+                "SELECT sku FROM product_fts WHERE product_fts MATCH :q ORDER BY bm25(product_fts)"
+            ),
             {"q": match},
         ).all()
         return [r[0] for r in rows]

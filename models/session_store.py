@@ -133,7 +133,10 @@ class SqlSessionStore:
             if db.get(ThreadRow, thread.id) is None:
                 db.add(
                     ThreadRow(
-                        id=thread.id, client_id=client_id, sender=thread.sender, recipient=thread.recipient
+                        id=thread.id,
+                        client_id=client_id,
+                        sender=thread.sender,
+                        recipient=thread.recipient,
                     )
                 )
                 db.commit()

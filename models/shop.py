@@ -6,7 +6,7 @@ Money is integer cents. Totals are computed by code from these rows, never by a 
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 
 from sqlalchemy import Column, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -42,7 +42,7 @@ class Customer(SQLModel, table=True):
     created_at: datetime = timestamp()
 
 
-class OrderStatus(str, Enum):
+class OrderStatus(StrEnum):
     PENDING = "pending"
     CONFIRMED = "confirmed"
     CANCELLED = "cancelled"

@@ -160,7 +160,9 @@ class Engine:
         if existing is not None:
             if existing.swarm.name != swarm_name:
                 raise ConfigurationError(
-                    [f"client {client_id!r} is in swarm {existing.swarm.name!r}, not {swarm_name!r}"]
+                    [
+                        f"client {client_id!r} is in swarm {existing.swarm.name!r}, not {swarm_name!r}"
+                    ]
                 )
             return existing
         swarm = self.registry.swarms.get(swarm_name)

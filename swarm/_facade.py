@@ -98,7 +98,9 @@ async def commit_tool_output(
     await _live(client_id).commit_tool_output(tool_id, content, agent_name=agent_name)
 
 
-async def commit_system_message(client_id: str, content: str, agent_name: str | None = None) -> None:
+async def commit_system_message(
+    client_id: str, content: str, agent_name: str | None = None
+) -> None:
     await _live(client_id).commit_system_message(content, agent_name=agent_name)
 
 

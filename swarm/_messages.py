@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     USER = "user"
     ASSISTANT = "assistant"
     SYSTEM = "system"
@@ -23,7 +23,7 @@ class Role(str, Enum):
     RESCUE = "rescue"
 
 
-class Mode(str, Enum):
+class Mode(StrEnum):
     """Who a message really came from: the caller, or the engine on a tool's behalf."""
 
     USER = "user"

@@ -73,7 +73,9 @@ def _json_spans(text: str) -> Iterable[tuple[int, int, Any]]:
     index = 0
     decoder = json.JSONDecoder()
     while index < len(text):
-        start = min((p for p in (text.find("{", index), text.find("[", index)) if p >= 0), default=-1)
+        start = min(
+            (p for p in (text.find("{", index), text.find("[", index)) if p >= 0), default=-1
+        )
         if start < 0:
             return
         end = start
@@ -116,7 +118,9 @@ def extract_tool_calls(text: str) -> tuple[str, list[ParsedCall]]:
     def take_block(match: re.Match[str]) -> str:
         found = _as_calls(_loads_lenient(match.group("body")))
         if found is None:
-            found = [c for _, _, v in _json_spans(match.group("body")) for c in (_as_calls(v) or [])]
+            found = [
+                c for _, _, v in _json_spans(match.group("body")) for c in (_as_calls(v) or [])
+            ]
         if found:
             calls.extend(found)
             return " "

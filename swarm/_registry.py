@@ -52,9 +52,11 @@ def _compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
         if key == "title":
             continue
         if isinstance(value, dict):
-            value = _compact_schema(value) if key != "properties" else {
-                k: _compact_schema(v) for k, v in value.items()
-            }
+            value = (
+                _compact_schema(value)
+                if key != "properties"
+                else {k: _compact_schema(v) for k, v in value.items()}
+            )
         out[key] = value
     if out.get("type") == "object":
         out.setdefault("properties", {})

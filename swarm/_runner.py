@@ -14,7 +14,7 @@ import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from swarm._completion import CompletionArgs, TextDelta
@@ -34,7 +34,7 @@ _call_ids = itertools.count(1)
 OnText = Callable[[str], Awaitable[None]]
 
 
-class Problem(str, Enum):
+class Problem(StrEnum):
     UNKNOWN_TOOL = "unknown_tool"
     INVALID_ARGUMENTS = "invalid_arguments"
     EMPTY = "empty_output"
@@ -197,7 +197,9 @@ class Runner:
             # A backend that forgot to translate its client's error must not end the call.
             raise CompletionError(repr(exc), completion=agent.completion) from exc
         if final is None:
-            raise CompletionError("the backend ended without a message", completion=agent.completion)
+            raise CompletionError(
+                "the backend ended without a message", completion=agent.completion
+            )
         return final
 
     async def _check(
@@ -242,7 +244,9 @@ class Runner:
     async def _rescue(self, agent: AgentSpec, verdict: Verdict) -> AssistantMessage | None:
         """Return a valid output to use instead, or None when a placeholder was spoken."""
         for strategy in agent.rescue:
-            name = strategy if isinstance(strategy, str) else getattr(strategy, "__name__", "custom")
+            name = (
+                strategy if isinstance(strategy, str) else getattr(strategy, "__name__", "custom")
+            )
             self.session._count_rescue(agent.name, verdict.problem.value, name, verdict.detail)
             if strategy == "recomplete":
                 try:
@@ -255,11 +259,15 @@ class Runner:
                     return retry
                 verdict = again
             elif strategy == "flush":
-                await self.conversation.commit(Message(role=Role.RESCUE, content="", agent=agent.name))
+                await self.conversation.commit(
+                    Message(role=Role.RESCUE, content="", agent=agent.name)
+                )
                 await self._speak(agent, AssistantMessage(content=agent.placeholder), None)
                 return None
             elif callable(strategy):
-                result = strategy(RescueContext(self.session, agent, verdict.problem, verdict.detail))
+                result = strategy(
+                    RescueContext(self.session, agent, verdict.problem, verdict.detail)
+                )
                 text = await result if inspect.isawaitable(result) else result
                 if text:
                     await self._speak(agent, AssistantMessage(content=text), None)
@@ -304,4 +312,3 @@ class Runner:
                     continue
             out.append(spec)
         return out
-

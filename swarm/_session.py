@@ -37,6 +37,7 @@ log = logging.getLogger("swarm.session")
 # tool join that turn instead of waiting for the lock the turn itself holds.
 _current_runner: ContextVar[Runner | None] = ContextVar("swarm_runner", default=None)
 
+
 class SessionState(Enum):
     NEW = "new"
     OPEN = "open"
@@ -108,7 +109,9 @@ class Session:
                     self._threads[info.id] = ThreadState(info, list(messages))
                 log.info(
                     "session_resumed client_id=%s agent=%s messages=%d",
-                    self.client_id, self._active, len(self._log),
+                    self.client_id,
+                    self._active,
+                    len(self._log),
                 )
             else:
                 await self._save_state()
@@ -146,7 +149,9 @@ class Session:
 
     # --- turns -----------------------------------------------------------------------------
 
-    async def _in_turn(self, body: Callable[[Runner], Awaitable[None]], on_text: OnText | None = None) -> str:
+    async def _in_turn(
+        self, body: Callable[[Runner], Awaitable[None]], on_text: OnText | None = None
+    ) -> str:
         runner = _current_runner.get()
         if runner is not None and runner.session is self:
             await body(runner)
@@ -169,7 +174,10 @@ class Session:
                 self._touch()
         log.info(
             "turn_done client_id=%s agent=%s steps=%d ms=%.0f",
-            self.client_id, self._active, turn.steps, (time.perf_counter() - started) * 1000,
+            self.client_id,
+            self._active,
+            turn.steps,
+            (time.perf_counter() - started) * 1000,
         )
         return turn.output
 
@@ -231,14 +239,14 @@ class Session:
         await self._commit(Message(role=Role.USER, content=content, agent=self._active), agent_name)
 
     async def commit_system_message(self, content: str, *, agent_name: str | None = None) -> None:
-        await self._commit(Message(role=Role.SYSTEM, content=content, agent=self._active), agent_name)
+        await self._commit(
+            Message(role=Role.SYSTEM, content=content, agent=self._active), agent_name
+        )
 
     async def commit_tool_output(
         self, tool_id: str, content: str, *, agent_name: str | None = None
     ) -> None:
-        call = next(
-            (c for m in reversed(self._log) for c in m.tool_calls if c.id == tool_id), None
-        )
+        call = next((c for m in reversed(self._log) for c in m.tool_calls if c.id == tool_id), None)
         message = Message(
             role=Role.TOOL,
             content=content,
@@ -344,10 +352,16 @@ class Session:
     async def threads(self) -> list[ThreadView]:
         """Every thread of this session, the caller's own (user → agents) first."""
         await self._ensure_open()
-        spoken = [m for m in self._log if m.role in (Role.USER, Role.ASSISTANT) and m.content
-                  and m.mode is Mode.USER]
+        spoken = [
+            m
+            for m in self._log
+            if m.role in (Role.USER, Role.ASSISTANT) and m.content and m.mode is Mode.USER
+        ]
         user = ThreadView(
-            id=f"{self.client_id}/user", sender="user", recipient=self._active, messages=tuple(spoken)
+            id=f"{self.client_id}/user",
+            sender="user",
+            recipient=self._active,
+            messages=tuple(spoken),
         )
         return [user] + [t.view() for t in self._threads.values()]
 
@@ -376,7 +390,9 @@ class Session:
         runner = _current_runner.get()
         if runner is not None and runner.session is self and runner.conversation.in_thread:
             return False
-        log.info("verb_ignored client_id=%s agent=%s active=%s", self.client_id, agent_name, self._active)
+        log.info(
+            "verb_ignored client_id=%s agent=%s active=%s", self.client_id, agent_name, self._active
+        )
         return True
 
     async def _append(self, message: Message) -> Message:
@@ -385,7 +401,9 @@ class Session:
         self._log.append(message)
         await self._persist(self._engine.store.append_message, self.client_id, message)
         if message.role is Role.USER and message.mode is Mode.USER:
-            self._publish(UserMessageEvent, agent=message.agent, content=message.content, message_seq=seq)
+            self._publish(
+                UserMessageEvent, agent=message.agent, content=message.content, message_seq=seq
+            )
         elif message.role is Role.ASSISTANT and message.content:
             self._publish(
                 AssistantMessageEvent, agent=message.agent, content=message.content, message_seq=seq
@@ -424,5 +442,9 @@ class Session:
         self._engine.rescue_counts[reason] += 1
         self._publish(Rescued, agent=agent, reason=reason, strategy=strategy, detail=detail)
         log.warning(
-            "rescue client_id=%s agent=%s reason=%s strategy=%s", self.client_id, agent, reason, strategy
+            "rescue client_id=%s agent=%s reason=%s strategy=%s",
+            self.client_id,
+            agent,
+            reason,
+            strategy,
         )

@@ -164,7 +164,9 @@ async def run_tool(runner: Runner, spec: ToolSpec, agent_name: str, call: ToolCa
         log.exception(
             "tool_failed client_id=%s agent=%s tool=%s", session.client_id, agent_name, call.name
         )
-        session._publish(ErrorOccurred, agent=agent_name, error=repr(exc), where=f"tool:{call.name}")
+        session._publish(
+            ErrorOccurred, agent=agent_name, error=repr(exc), where=f"tool:{call.name}"
+        )
         failed, output = True, INTERNAL_FAILURE
     if output is not None:
         await ctx.commit_tool_output(output, failed=failed)

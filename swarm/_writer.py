@@ -49,7 +49,9 @@ class StoreWriter:
                         continue
                     log.error(
                         "store_failed client_id=%s pending=%d error=%r",
-                        self._client_id, len(self._queue), exc,
+                        self._client_id,
+                        len(self._queue),
+                        exc,
                     )
                     self._on_failure(exc)
                     return False

@@ -69,4 +69,3 @@ class CommunicationRefused(SwarmError):
         self.sender = sender
         self.recipient = recipient
         super().__init__(f"{sender} may not talk to {recipient}")
-

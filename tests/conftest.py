@@ -2,8 +2,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -13,3 +16,11 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if key.startswith(("CALLSWARM_", "OPENAI_", "OLLAMA_")):
             monkeypatch.delenv(key)
     yield
+
+
+@pytest.fixture(scope="session")
+def bundled_model() -> Path:
+    """The embedded LLM, assembled once into the repo's data directory (as `make run` does)."""
+    from callswarm.bundled import QWEN_05B, ensure_model
+
+    return ensure_model(QWEN_05B, REPO / "data")

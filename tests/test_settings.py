@@ -13,7 +13,9 @@ def test_defaults_use_a_sqlite_file_in_the_data_dir(tmp_path: Path, monkeypatch)
     assert settings.resolved_database_url == f"sqlite:///{tmp_path / 'data' / 'callswarm.db'}"
 
 
-def test_environment_overrides_toml_and_toml_overrides_defaults(tmp_path: Path, monkeypatch) -> None:
+def test_environment_overrides_toml_and_toml_overrides_defaults(
+    tmp_path: Path, monkeypatch
+) -> None:
     config = tmp_path / "custom.toml"
     config.write_text('provider = "ollama"\nollama_model = "qwen2.5:0.5b"\nlog_level = "DEBUG"\n')
     monkeypatch.setenv("CALLSWARM_LOG_LEVEL", "WARNING")
@@ -37,5 +39,5 @@ def test_explicit_overrides_win_and_bad_values_are_rejected(tmp_path: Path, monk
 
 def test_callswarm_toml_in_the_working_directory_is_read(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "callswarm.toml").write_text('idle_timeout = 60.0\n')
+    (tmp_path / "callswarm.toml").write_text("idle_timeout = 60.0\n")
     assert load_settings().idle_timeout == 60.0

@@ -28,5 +28,7 @@ async def navigate_to_triage(ctx: ToolContext, _: NoArguments) -> str:
 
 
 async def transfer_to_operator(ctx: ToolContext, params: TransferReason) -> None:
-    await ctx.commit_tool_output(f"Transfer to a person requested. Reason: {params.reason or 'none'}")
+    await ctx.commit_tool_output(
+        f"Transfer to a person requested. Reason: {params.reason or 'none'}"
+    )
     await ctx.emit("Of course. I'm putting you through to a member of our staff now. Please hold.")

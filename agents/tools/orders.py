@@ -125,7 +125,9 @@ async def _read_back(ctx: ToolContext, view: orders.OrderView, currency: str) ->
     """Code, not the model, says what will be ordered; the caller's next words answer it."""
     shop = pharmacy(ctx)
     await ctx.commit_tool_output("The order was read back to the caller, who was asked to confirm.")
-    spoken = await ctx.emit(f"Your order is {order_words(view, currency)}. Shall I place the order?")
+    spoken = await ctx.emit(
+        f"Your order is {order_words(view, currency)}. Shall I place the order?"
+    )
     await shop.run(
         lambda db: orders.mark_read_back(
             db, customer_id=_customer_id(db, ctx.client_id), revision=view.revision, seq=spoken.seq

@@ -46,7 +46,7 @@ class LocalModelOptions:
 
 
 # Speech may not start or contain anything that opens JSON, markup, code or an identifier.
-_SPEECH_RULE = 'speech ::= [A-Za-z0-9\'"] [^{}<>\\[\\]`_|\\\\]*'
+_SPEECH_RULE = "speech ::= [A-Za-z0-9'\"] [^{}<>\\[\\]`_|\\\\]*"
 
 
 def output_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
@@ -115,7 +115,9 @@ class LlamaCppBackend:
             ) from exc
         log.info(
             "local_model_loaded agent=%s path=%s ms=%.0f",
-            agent, self.model_path.name, (time.perf_counter() - started) * 1000,
+            agent,
+            self.model_path.name,
+            (time.perf_counter() - started) * 1000,
         )
         self._instances[agent] = llama
         return llama
@@ -132,7 +134,8 @@ class LlamaCppBackend:
                     )
                     log.info(
                         "local_warmed agent=%s ms=%.0f",
-                        args.agent_name, (time.perf_counter() - started) * 1000,
+                        args.agent_name,
+                        (time.perf_counter() - started) * 1000,
                     )
 
         await asyncio.to_thread(work)
@@ -173,14 +176,18 @@ class LlamaCppBackend:
                 if isinstance(item, BaseException):
                     if isinstance(item, CompletionError):
                         raise item
-                    raise CompletionError(f"llama.cpp failed: {item!r}", completion="local") from item
+                    raise CompletionError(
+                        f"llama.cpp failed: {item!r}", completion="local"
+                    ) from item
                 yield item
         finally:
             # A barge-in or timeout stops generation at the next token, not at the end.
             cancelled.set()
             await asyncio.shield(worker)
 
-    def _generate(self, args: CompletionArgs, cancelled: threading.Event, put: Any) -> AssistantMessage:
+    def _generate(
+        self, args: CompletionArgs, cancelled: threading.Event, put: Any
+    ) -> AssistantMessage:
         with self._lock:
             llama = self._instance(args.agent_name)
             started = time.perf_counter()
@@ -212,8 +219,11 @@ class LlamaCppBackend:
             self.stats.setdefault(args.agent_name, []).append(elapsed)
             log.info(
                 "local_completion client_id=%s agent=%s ms=%.0f first_token_ms=%.0f chars=%d",
-                args.client_id, args.agent_name, elapsed * 1000,
-                ((first_token or time.perf_counter()) - started) * 1000, len("".join(text)),
+                args.client_id,
+                args.agent_name,
+                elapsed * 1000,
+                ((first_token or time.perf_counter()) - started) * 1000,
+                len("".join(text)),
             )
             # llama-cpp-python leaves tool calls as JSON in the text; the session parses them.
             return AssistantMessage(

@@ -92,9 +92,13 @@ class OllamaBackend:
                 f"ollama answered {exc.status_code}: {exc.error}", completion="ollama"
             ) from exc
         except httpx.TimeoutException as exc:
-            raise CompletionTimeout(f"ollama at {self.host} timed out", completion="ollama") from exc
+            raise CompletionTimeout(
+                f"ollama at {self.host} timed out", completion="ollama"
+            ) from exc
         except (ConnectionError, httpx.HTTPError) as exc:
-            raise CompletionError(f"cannot reach ollama at {self.host}: {exc}", completion="ollama") from exc
+            raise CompletionError(
+                f"cannot reach ollama at {self.host}: {exc}", completion="ollama"
+            ) from exc
         yield AssistantMessage(
             content="".join(text),
             tool_calls=tuple(calls),

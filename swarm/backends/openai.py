@@ -82,7 +82,9 @@ class OpenAIBackend:
                 return
             response = await self._client.chat.completions.create(**request)
         except openai.APITimeoutError as exc:
-            raise CompletionTimeout(f"{self.base_url or 'openai'} timed out", completion="openai") from exc
+            raise CompletionTimeout(
+                f"{self.base_url or 'openai'} timed out", completion="openai"
+            ) from exc
         except openai.APIConnectionError as exc:
             raise CompletionError(
                 f"cannot reach {self.base_url or 'openai'}: {exc}", completion="openai"
@@ -133,7 +135,9 @@ class OpenAIBackend:
         yield AssistantMessage(
             content="".join(text),
             tool_calls=tuple(
-                ToolCall(id=c.id or f"call_{i}", name=c.name, arguments=_arguments("".join(c.arguments)))
+                ToolCall(
+                    id=c.id or f"call_{i}", name=c.name, arguments=_arguments("".join(c.arguments))
+                )
                 for i, c in sorted(partial.items())
             ),
             prompt_tokens=usage[0],

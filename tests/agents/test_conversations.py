@@ -27,14 +27,17 @@ def orders_of(shop: Services, client_id: str) -> list[tuple[Order, list[OrderLin
         if customer is None:
             return []
         found = s.exec(select(Order).where(Order.customer_id == customer.id)).all()
-        return [(o, list(s.exec(select(OrderLine).where(OrderLine.order_id == o.id)).all()))
-                for o in found]
+        return [
+            (o, list(s.exec(select(OrderLine).where(OrderLine.order_id == o.id)).all()))
+            for o in found
+        ]
 
 
 async def test_greet_route_search_add_read_back_confirm(shop: Services) -> None:
     before = stock(shop, "PAR500-16")
     replies = await talk(
-        shop, "+15550100",
+        shop,
+        "+15550100",
         "hello",
         "I need something for a headache",
         "two boxes of the paracetamol please",
@@ -124,14 +127,20 @@ async def test_two_callers_race_for_the_last_unit_and_exactly_one_gets_it(shop: 
     assert outcomes[0].startswith("I'm sorry, Nicotine Patches is out of stock")
     assert outcomes[1] == "placed"
     assert stock(shop, "NICPAT-7") == 0
-    confirmed = [o for c in ("alice", "bob") for o, _ in orders_of(shop, c)
-                 if o.status is OrderStatus.CONFIRMED]
+    confirmed = [
+        o
+        for c in ("alice", "bob")
+        for o, _ in orders_of(shop, c)
+        if o.status is OrderStatus.CONFIRMED
+    ]
     assert len(confirmed) == 1
 
 
 async def test_a_caller_only_sees_their_own_orders(shop: Services) -> None:
     await talk(shop, "alice", "I want zinc", "one box please", "that's all", "yes")
-    replies = await talk(shop, "mallory", "I want to buy something", "what's the status of my order")
+    replies = await talk(
+        shop, "mallory", "I want to buy something", "what's the status of my order"
+    )
     assert "can't find any orders" in replies[-1]
 
 

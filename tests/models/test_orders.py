@@ -24,7 +24,8 @@ def test_totals_are_computed_from_database_prices(db) -> None:
         orders.set_quantity(s, customer_id=cid, product=product(s, "PAR500-16"), quantity=2)
         view = orders.set_quantity(s, customer_id=cid, product=product(s, "IBU200-24"), quantity=1)
     assert [(line.sku, line.quantity, line.unit_price_cents) for line in view.lines] == [
-        ("PAR500-16", 2, 299), ("IBU200-24", 1, 399)
+        ("PAR500-16", 2, 299),
+        ("IBU200-24", 1, 399),
     ]
     assert view.total_cents == 2 * 299 + 399
 
@@ -106,7 +107,9 @@ def test_a_change_after_read_back_needs_a_new_read_back(db) -> None:
         view = orders.set_quantity(s, customer_id=cid, product=product(s, "PAR500-16"), quantity=1)
         read = orders.mark_read_back(s, customer_id=cid, revision=view.revision, seq=10)
         assert read.read_back_revision == read.revision
-        changed = orders.set_quantity(s, customer_id=cid, product=product(s, "PAR500-16"), quantity=1)
+        changed = orders.set_quantity(
+            s, customer_id=cid, product=product(s, "PAR500-16"), quantity=1
+        )
         assert changed.read_back_revision is None
         with pytest.raises(orders.OrderError):
             orders.mark_read_back(s, customer_id=cid, revision=view.revision, seq=11)

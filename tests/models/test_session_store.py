@@ -18,8 +18,12 @@ def build(db_path: Path, store=None) -> Engine:
         ScriptedBackend(
             [
                 Rule("buy", tool="to_sales", agent="triage"),
-                Rule("ask", tool="talk_to_agent",
-                     arguments={"recipient": "sales", "message": "stock?"}, agent="triage"),
+                Rule(
+                    "ask",
+                    tool="talk_to_agent",
+                    arguments={"recipient": "sales", "message": "stock?"},
+                    agent="triage",
+                ),
                 Rule("(.+)", reply="Sales replied: {1}", agent="triage", on="tool"),
                 Rule(".*", reply="Sales: {input}", agent="sales"),
                 Rule(".*", reply="Triage: {input}", agent="triage"),
@@ -33,12 +37,15 @@ def build(db_path: Path, store=None) -> Engine:
     engine.add_tool("to_sales", "Go to sales", NoArgs, to_sales)
     engine.add_agent("triage", "s", "Triage.", tools=["to_sales"])
     engine.add_agent("sales", "s", "Sales.")
-    engine.add_swarm("shop", ["triage", "sales"], "triage",
-                     communication=[(USER, "triage"), ("triage", "sales")])
+    engine.add_swarm(
+        "shop", ["triage", "sales"], "triage", communication=[(USER, "triage"), ("triage", "sales")]
+    )
     return engine
 
 
-async def test_a_session_resumes_after_a_restart_with_history_agent_stack_and_threads(tmp_path) -> None:
+async def test_a_session_resumes_after_a_restart_with_history_agent_stack_and_threads(
+    tmp_path,
+) -> None:
     path = tmp_path / "callswarm.db"
     first = build(path)
     s = first.session("+15550001", "shop")
@@ -74,7 +81,8 @@ async def test_each_message_is_in_the_database_when_its_turn_returns(tmp_path) -
     with Session(make_engine(sqlite_url(path), create=False)) as db:
         rows = db.exec(select(MessageRow).order_by(MessageRow.seq)).all()
         assert [(r.seq, r.role, r.content) for r in rows] == [
-            (1, "user", "hello"), (2, "assistant", "Triage: hello")
+            (1, "user", "hello"),
+            (2, "assistant", "Triage: hello"),
         ]
         assert db.get(SessionRow, "c").active_agent == "triage"
 
@@ -132,7 +140,12 @@ async def test_a_short_database_hiccup_is_retried_transparently(tmp_path) -> Non
     assert await s.complete("second") == "Triage: second"
     assert s.unsaved_writes == 0
     stored = await store.inner.load("c")
-    assert [m.content for m in stored.messages] == ["first", "Triage: first", "second", "Triage: second"]
+    assert [m.content for m in stored.messages] == [
+        "first",
+        "Triage: first",
+        "second",
+        "Triage: second",
+    ]
 
 
 async def test_a_long_outage_keeps_the_session_alive_and_loses_nothing(tmp_path) -> None:
@@ -151,6 +164,10 @@ async def test_a_long_outage_keeps_the_session_alive_and_loses_nothing(tmp_path)
     assert s.unsaved_writes == 0
     stored = await store.inner.load("c")
     assert [m.content for m in stored.messages] == [
-        "first", "Triage: first", "during the outage", "Triage: during the outage",
-        "after", "Triage: after",
+        "first",
+        "Triage: first",
+        "during the outage",
+        "Triage: during the outage",
+        "after",
+        "Triage: after",
     ]

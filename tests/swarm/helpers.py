@@ -32,7 +32,9 @@ def tool_call(name: str, **arguments: Any) -> AssistantMessage:
 class Sequenced:
     """A function completion that answers from a list, one output per call, and records the args."""
 
-    def __init__(self, outputs: Sequence[AssistantMessage | Exception | Callable[[], Awaitable[Any]]]):
+    def __init__(
+        self, outputs: Sequence[AssistantMessage | Exception | Callable[[], Awaitable[Any]]]
+    ):
         self.outputs = list(outputs)
         self.seen: list[CompletionArgs] = []
 

@@ -10,13 +10,24 @@ def build() -> Engine:
         ScriptedBackend(
             [
                 # triage asks sales, then relays the answer.
-                Rule("price of (\\w+)", tool="talk_to_agent",
-                     arguments={"recipient": "sales", "message": "What does {1} cost?"},
-                     agent="triage"),
-                Rule("ask billing", tool="talk_to_agent",
-                     arguments={"recipient": "billing", "message": "hello"}, agent="triage"),
-                Rule("may not talk", reply="I cannot reach billing from here.",
-                     agent="triage", on="tool"),
+                Rule(
+                    "price of (\\w+)",
+                    tool="talk_to_agent",
+                    arguments={"recipient": "sales", "message": "What does {1} cost?"},
+                    agent="triage",
+                ),
+                Rule(
+                    "ask billing",
+                    tool="talk_to_agent",
+                    arguments={"recipient": "billing", "message": "hello"},
+                    agent="triage",
+                ),
+                Rule(
+                    "may not talk",
+                    reply="I cannot reach billing from here.",
+                    agent="triage",
+                    on="tool",
+                ),
                 Rule("(.+)", reply="Sales says: {1}", agent="triage", on="tool"),
                 Rule("What does (\\w+) cost", reply="{1} costs 3 euros 20.", agent="sales"),
                 Rule(".*", reply="hello", agent="billing"),
@@ -51,7 +62,9 @@ async def test_talk_to_agent_returns_the_recipients_reply_synchronously() -> Non
     ]
     # The thread's words are not the caller's conversation.
     assert await s.get_agent_name() == "triage"
-    assert "paracetamol costs 3 euros 20." not in [m.content for m in await s.get_assistant_history()]
+    assert "paracetamol costs 3 euros 20." not in [
+        m.content for m in await s.get_assistant_history()
+    ]
 
 
 async def test_threads_are_first_class_and_listable() -> None:
@@ -60,8 +73,14 @@ async def test_threads_are_first_class_and_listable() -> None:
     await s.complete("price of aspirin")
     threads = await s.threads()
     assert [(t.sender, t.recipient) for t in threads] == [("user", "triage"), ("triage", "sales")]
-    assert [m.content for m in threads[1].messages] == ["What does aspirin cost?", "aspirin costs 3 euros 20."]
-    assert [m.content for m in threads[0].messages] == ["price of aspirin", "Sales says: aspirin costs 3 euros 20."]
+    assert [m.content for m in threads[1].messages] == [
+        "What does aspirin cost?",
+        "aspirin costs 3 euros 20.",
+    ]
+    assert [m.content for m in threads[0].messages] == [
+        "price of aspirin",
+        "Sales says: aspirin costs 3 euros 20.",
+    ]
 
 
 async def test_talk_to_agent_over_a_missing_edge_is_refused_clearly() -> None:
@@ -72,7 +91,9 @@ async def test_talk_to_agent_over_a_missing_edge_is_refused_clearly() -> None:
     assert output.content == "triage may not talk to billing. You may talk to: sales."
 
 
-async def test_tool_is_given_only_to_agents_with_an_outgoing_edge_and_mission_is_prepended() -> None:
+async def test_tool_is_given_only_to_agents_with_an_outgoing_edge_and_mission_is_prepended() -> (
+    None
+):
     engine = build()
     backend = engine.registry.completions["s"]
     seen = {}

@@ -3,13 +3,36 @@
 import swarm
 
 PUBLIC_VERBS = {
-    "session", "complete", "execute", "emit", "commit_tool_output", "commit_system_message",
-    "commit_user_message", "commit_flush", "commit_stop_tools", "cancel_output",
-    "change_to_agent", "change_to_prev_agent", "change_to_default_agent", "get_agent_name",
-    "get_raw_history", "get_agent_history", "get_user_history", "get_assistant_history",
-    "get_last_user_message", "get_last_assistant_message", "get_last_system_message",
+    "session",
+    "complete",
+    "execute",
+    "emit",
+    "commit_tool_output",
+    "commit_system_message",
+    "commit_user_message",
+    "commit_flush",
+    "commit_stop_tools",
+    "cancel_output",
+    "change_to_agent",
+    "change_to_prev_agent",
+    "change_to_default_agent",
+    "get_agent_name",
+    "get_raw_history",
+    "get_agent_history",
+    "get_user_history",
+    "get_assistant_history",
+    "get_last_user_message",
+    "get_last_assistant_message",
+    "get_last_system_message",
 }
-REGISTRATION = {"add_completion", "add_tool", "add_agent", "add_swarm", "validate", "make_connection"}
+REGISTRATION = {
+    "add_completion",
+    "add_tool",
+    "add_agent",
+    "add_swarm",
+    "validate",
+    "make_connection",
+}
 
 
 def test_every_exported_name_exists() -> None:
@@ -31,7 +54,8 @@ def test_swarm_imports_nothing_of_voice_sip_http_or_pharmacy() -> None:
 
     root = pathlib.Path(swarm.__file__).parent
     forbidden = re.compile(
-        r"^\s*(from|import)\s+(agents|voice|telephony|web|models|callswarm|fastapi|starlette)\b", re.M
+        r"^\s*(from|import)\s+(agents|voice|telephony|web|models|callswarm|fastapi|starlette)\b",
+        re.M,
     )
     offenders = [p.name for p in root.rglob("*.py") if forbidden.search(p.read_text())]
     assert offenders == []

@@ -53,7 +53,10 @@ def test_tool_schema_is_compact_json_schema() -> None:
             "description": "Search it",
             "parameters": {
                 "type": "object",
-                "properties": {"query": {"type": "string"}, "limit": {"type": "integer", "default": 3}},
+                "properties": {
+                    "query": {"type": "string"},
+                    "limit": {"type": "integer", "default": 3},
+                },
                 "required": ["query"],
             },
         },

@@ -76,9 +76,7 @@ async def test_flush_after_a_failed_retry_says_the_placeholder_and_hides_history
 
 
 async def test_bad_arguments_go_back_to_the_model_once_then_are_rescued() -> None:
-    engine, model = build(
-        [tool_call("add_to_order", quantity=100), text("Sorry, at most ten.")]
-    )
+    engine, model = build([tool_call("add_to_order", quantity=100), text("Sorry, at most ten.")])
     s = engine.session("c", "w")
     assert await s.complete("100 boxes") == "Sorry, at most ten."
     tool_outputs = [m for m in await s.get_raw_history() if m.role is Role.TOOL]

@@ -4,7 +4,15 @@ import asyncio
 
 import pytest
 
-from swarm import AssistantMessage, CompletionArgs, Engine, Role, Rule, ScriptedBackend, SessionState
+from swarm import (
+    AssistantMessage,
+    CompletionArgs,
+    Engine,
+    Role,
+    Rule,
+    ScriptedBackend,
+    SessionState,
+)
 from swarm.errors import SessionClosed
 
 

@@ -49,7 +49,9 @@ def build() -> Engine:
     engine.add_tool("crash", "Crash", NoArgs, crash)
     engine.add_tool("refuse", "Refuse", NoArgs, refuse)
     engine.add_tool("price", "Price", NoArgs, price)
-    engine.add_tool("secret", "Only for VIPs", Query, secret, is_available=lambda s, a: s.client_id == "vip")
+    engine.add_tool(
+        "secret", "Only for VIPs", Query, secret, is_available=lambda s, a: s.client_id == "vip"
+    )
     engine.add_agent("a", "s", "A.", tools=["crash", "refuse", "price", "secret"])
     engine.add_swarm("w", ["a"], "a")
     return engine
@@ -74,8 +76,9 @@ async def test_a_crashing_tool_does_not_disturb_other_sessions() -> None:
     replies = await asyncio.gather(
         *(s.complete("crash" if i % 2 else "price") for i, s in enumerate(sessions))
     )
-    assert replies == ["It costs 320 cents." if i % 2 == 0 else "Sorry, that did not work."
-                       for i in range(10)]
+    assert replies == [
+        "It costs 320 cents." if i % 2 == 0 else "Sorry, that did not work." for i in range(10)
+    ]
 
 
 async def test_tool_error_is_the_output_the_model_hears() -> None:

@@ -66,19 +66,25 @@ async def test_complete_and_history_reads(engine: Engine) -> None:
     assert await swarm.get_last_user_message("c1") == "hello"
     assert await swarm.get_last_assistant_message("c1") == "triage heard: hello"
     assert [m.content for m in await swarm.get_user_history("c1")] == ["hello"]
-    assert [m.content for m in await swarm.get_assistant_history("c1")] == [
-        "triage heard: hello"
-    ]
+    assert [m.content for m in await swarm.get_assistant_history("c1")] == ["triage heard: hello"]
     assert await swarm.get_agent_name("c1") == "triage"
     assert s is swarm.session("c1", "root")
 
 
-async def test_tool_commits_system_message_and_its_return_value_is_the_output(engine: Engine) -> None:
+async def test_tool_commits_system_message_and_its_return_value_is_the_output(
+    engine: Engine,
+) -> None:
     swarm.session("c1", "root")
     assert await swarm.complete("c1", "note milk") == "I noted milk."
     assert await swarm.get_last_system_message("c1") == "remember milk"
     raw = await swarm.get_raw_history("c1")
-    assert [m.role for m in raw] == [Role.USER, Role.ASSISTANT, Role.SYSTEM, Role.TOOL, Role.ASSISTANT]
+    assert [m.role for m in raw] == [
+        Role.USER,
+        Role.ASSISTANT,
+        Role.SYSTEM,
+        Role.TOOL,
+        Role.ASSISTANT,
+    ]
     assert raw[3].content == "noted milk" and raw[3].tool_name == "note"
     # The note is private to triage; sales never sees it.
     sales_view = await swarm.get_agent_history("c1", "sales")
@@ -95,7 +101,9 @@ async def test_commit_tool_output_and_emit_from_a_tool(engine: Engine) -> None:
 async def test_stop_tools_and_cancel_output(engine: Engine) -> None:
     swarm.session("c1", "root")
     assert await swarm.complete("c1", "two calls") == ""
-    assert [m.content for m in await swarm.get_raw_history("c1") if m.role is Role.TOOL] == ["stopped"]
+    assert [m.content for m in await swarm.get_raw_history("c1") if m.role is Role.TOOL] == [
+        "stopped"
+    ]
 
 
 async def test_execute_makes_the_agent_speak_first_without_a_user_message(engine: Engine) -> None:
@@ -113,7 +121,10 @@ async def test_emit_and_commits_from_outside_a_turn(engine: Engine) -> None:
     await swarm.commit_tool_output("c1", "orphan", "nobody called me")
     history = await swarm.get_raw_history("c1")
     assert [m.content for m in history] == [
-        "An operator says hi.", "first burst", "be brief", "nobody called me"
+        "An operator says hi.",
+        "first burst",
+        "be brief",
+        "nobody called me",
     ]
     # The orphan output is in the log but no agent is shown it.
     assert "nobody called me" not in [m.content for m in await swarm.get_agent_history("c1")]

@@ -47,10 +47,17 @@ class FakeLLMServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b"{}"
                 outer.requests.append(
-                    Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw or b"{}"))
+                    Recorded(
+                        "POST",
+                        self.path,
+                        {k.lower(): v for k, v in self.headers.items()},
+                        json.loads(raw or b"{}"),
+                    )
                 )
-                canned = outer.responses.pop(0) if outer.responses else Canned(
-                    404, chunks=[b'{"error": "no canned response"}']
+                canned = (
+                    outer.responses.pop(0)
+                    if outer.responses
+                    else Canned(404, chunks=[b'{"error": "no canned response"}'])
                 )
                 self.send_response(canned.status)
                 self.send_header("Content-Type", canned.content_type)

@@ -26,12 +26,22 @@ ARGS = CompletionArgs(
 
 
 def response(message: dict, done: bool = True, **extra) -> dict:
-    out = {"model": "qwen2.5:0.5b", "created_at": "2026-11-29T10:00:00.000000Z",
-           "message": message, "done": done}
+    out = {
+        "model": "qwen2.5:0.5b",
+        "created_at": "2026-11-29T10:00:00.000000Z",
+        "message": message,
+        "done": done,
+    }
     if done:
-        out.update(done_reason="stop", total_duration=885095291, load_duration=3753500,
-                   prompt_eval_count=122, prompt_eval_duration=328493000, eval_count=33,
-                   eval_duration=552222000)
+        out.update(
+            done_reason="stop",
+            total_duration=885095291,
+            load_duration=3753500,
+            prompt_eval_count=122,
+            prompt_eval_duration=328493000,
+            eval_count=33,
+            eval_duration=552222000,
+        )
     out.update(extra)
     return out
 
@@ -45,11 +55,25 @@ async def collect(backend: OllamaBackend, args: CompletionArgs):
 
 async def test_non_streaming_tool_call() -> None:
     with FakeLLMServer() as server:
-        server.json(response({"role": "assistant", "content": "", "tool_calls": [
-            {"function": {"name": "search_products", "arguments": {"query": "ibuprofen"}}}
-        ]}))
-        backend = OllamaBackend(model="qwen2.5:0.5b", host=server.url, stream=False,
-                                options={"temperature": 0})
+        server.json(
+            response(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "function": {
+                                "name": "search_products",
+                                "arguments": {"query": "ibuprofen"},
+                            }
+                        }
+                    ],
+                }
+            )
+        )
+        backend = OllamaBackend(
+            model="qwen2.5:0.5b", host=server.url, stream=False, options={"temperature": 0}
+        )
         chunks = await collect(backend, ARGS)
     request = server.requests[0]
     assert request.path == "/api/chat"
@@ -60,17 +84,21 @@ async def test_non_streaming_tool_call() -> None:
     assert request.body["messages"] == list(ARGS.messages)
     assert request.body["tools"][0]["function"]["name"] == "search_products"
     final = chunks[-1]
-    assert [(c.name, c.arguments) for c in final.tool_calls] == [("search_products", {"query": "ibuprofen"})]
+    assert [(c.name, c.arguments) for c in final.tool_calls] == [
+        ("search_products", {"query": "ibuprofen"})
+    ]
     assert (final.prompt_tokens, final.completion_tokens) == (122, 33)
 
 
 async def test_streaming_ndjson() -> None:
     with FakeLLMServer() as server:
-        server.ndjson([
-            response({"role": "assistant", "content": "We "}, done=False),
-            response({"role": "assistant", "content": "have it."}, done=False),
-            response({"role": "assistant", "content": ""}),
-        ])
+        server.ndjson(
+            [
+                response({"role": "assistant", "content": "We "}, done=False),
+                response({"role": "assistant", "content": "have it."}, done=False),
+                response({"role": "assistant", "content": ""}),
+            ]
+        )
         chunks = await collect(OllamaBackend(model="m", host=server.url), ARGS)
     assert server.requests[0].body["stream"] is True
     assert [c.text for c in chunks if isinstance(c, TextDelta)] == ["We ", "have it."]
@@ -79,8 +107,24 @@ async def test_streaming_ndjson() -> None:
 
 async def test_tool_outputs_go_back_with_objects_and_tool_name() -> None:
     with FakeLLMServer() as server:
-        server.ndjson([response({"role": "assistant", "content": "", "tool_calls": [
-            {"function": {"name": "search_products", "arguments": {"query": "cough"}}}]})])
+        server.ndjson(
+            [
+                response(
+                    {
+                        "role": "assistant",
+                        "content": "",
+                        "tool_calls": [
+                            {
+                                "function": {
+                                    "name": "search_products",
+                                    "arguments": {"query": "cough"},
+                                }
+                            }
+                        ],
+                    }
+                )
+            ]
+        )
         server.ndjson([response({"role": "assistant", "content": "Try the cough syrup."})])
         engine = Engine()
         engine.add_completion("ollama", OllamaBackend(model="m", host=server.url))
@@ -97,7 +141,11 @@ async def test_tool_outputs_go_back_with_objects_and_tool_name() -> None:
     assert messages[-2]["tool_calls"] == [
         {"function": {"name": "search_products", "arguments": {"query": "cough"}}}
     ]
-    assert messages[-1] == {"role": "tool", "content": "Found: cough syrup", "tool_name": "search_products"}
+    assert messages[-1] == {
+        "role": "tool",
+        "content": "Found: cough syrup",
+        "tool_name": "search_products",
+    }
 
 
 async def test_errors_are_completion_errors() -> None:

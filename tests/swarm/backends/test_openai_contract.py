@@ -49,9 +49,9 @@ def chunk(delta: dict, finish: str | None = None, usage: dict | None = None) -> 
         "created": 1764400000,
         "model": "gpt-test",
         "system_fingerprint": "fp_test",
-        "choices": [] if usage else [
-            {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
-        ],
+        "choices": []
+        if usage
+        else [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
         **({"usage": usage} if usage else {}),
     }
 
@@ -86,7 +86,10 @@ async def test_plain_completion_with_tool_call() -> None:
                         {
                             "id": "call_Xy12",
                             "type": "function",
-                            "function": {"name": "search_products", "arguments": '{"query": "ibuprofen"}'},
+                            "function": {
+                                "name": "search_products",
+                                "arguments": '{"query": "ibuprofen"}',
+                            },
                         }
                     ],
                 },
@@ -116,8 +119,18 @@ async def test_streaming_text_and_tool_call_deltas_are_assembled() -> None:
                 chunk({"role": "assistant", "content": ""}),
                 chunk({"content": "Let me "}),
                 chunk({"content": "check."}),
-                chunk({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                                       "function": {"name": "search_products", "arguments": ""}}]}),
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {"name": "search_products", "arguments": ""},
+                            }
+                        ]
+                    }
+                ),
                 chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"que'}}]}),
                 chunk({"tool_calls": [{"index": 0, "function": {"arguments": 'ry": "cough"}'}}]}),
                 chunk({}, finish="tool_calls"),
@@ -139,14 +152,32 @@ async def test_streaming_text_and_tool_call_deltas_are_assembled() -> None:
 
 async def test_a_whole_turn_over_the_wire_sends_tool_outputs_back_by_id() -> None:
     with FakeLLMServer() as server:
-        server.sse([
-            chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_9", "type": "function",
-                   "function": {"name": "search_products", "arguments": '{"query": "ibuprofen"}'}}]}),
-            chunk({}, finish="tool_calls"),
-        ])
+        server.sse(
+            [
+                chunk(
+                    {
+                        "role": "assistant",
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_9",
+                                "type": "function",
+                                "function": {
+                                    "name": "search_products",
+                                    "arguments": '{"query": "ibuprofen"}',
+                                },
+                            }
+                        ],
+                    }
+                ),
+                chunk({}, finish="tool_calls"),
+            ]
+        )
         server.sse([chunk({"content": "We have Ibuprofen 200 mg."}), chunk({}, finish="stop")])
         engine = Engine()
-        engine.add_completion("openai", OpenAIBackend(model="gpt-test", base_url=f"{server.url}/v1"))
+        engine.add_completion(
+            "openai", OpenAIBackend(model="gpt-test", base_url=f"{server.url}/v1")
+        )
 
         async def search(ctx: ToolContext, params: Query) -> str:
             return f"Found: Ibuprofen 200 mg for {params.query}"
@@ -159,16 +190,29 @@ async def test_a_whole_turn_over_the_wire_sends_tool_outputs_back_by_id() -> Non
     assert reply == "We have Ibuprofen 200 mg."
     second = server.requests[1].body["messages"]
     assert second[-2]["tool_calls"][0]["id"] == "call_9"
-    assert json.loads(second[-2]["tool_calls"][0]["function"]["arguments"]) == {"query": "ibuprofen"}
+    assert json.loads(second[-2]["tool_calls"][0]["function"]["arguments"]) == {
+        "query": "ibuprofen"
+    }
     assert second[-1] == {
-        "role": "tool", "content": "Found: Ibuprofen 200 mg for ibuprofen", "tool_call_id": "call_9"
+        "role": "tool",
+        "content": "Found: Ibuprofen 200 mg for ibuprofen",
+        "tool_call_id": "call_9",
     }
 
 
 async def test_server_errors_and_unreachable_servers_are_completion_errors() -> None:
     with FakeLLMServer() as server:
-        server.json({"error": {"message": "model overloaded", "type": "server_error",
-                               "param": None, "code": None}}, status=503)
+        server.json(
+            {
+                "error": {
+                    "message": "model overloaded",
+                    "type": "server_error",
+                    "param": None,
+                    "code": None,
+                }
+            },
+            status=503,
+        )
         backend = OpenAIBackend(model="gpt-test", base_url=f"{server.url}/v1")
         with pytest.raises(CompletionError, match="503"):
             await collect(backend, ARGS)
@@ -186,7 +230,9 @@ async def test_an_unreachable_provider_does_not_kill_the_session() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     engine = Engine()
-    engine.add_completion("openai", OpenAIBackend(model="m", base_url=f"http://127.0.0.1:{port}/v1"))
+    engine.add_completion(
+        "openai", OpenAIBackend(model="m", base_url=f"http://127.0.0.1:{port}/v1")
+    )
     engine.add_agent("a", "openai", "A.", placeholder="Sorry, our assistant is unavailable.")
     engine.add_swarm("w", ["a"], "a")
     s = engine.session("c", "w")

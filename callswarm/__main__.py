@@ -1,0 +1,3 @@
+from callswarm.cli import main
+
+main()

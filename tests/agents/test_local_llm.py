@@ -1,0 +1,42 @@
+"""The pharmacy on the embedded model (llama.cpp, Qwen2.5-Coder 0.5B): a whole purchase.
+
+Asserts what ends up in the database, not the model's wording.
+"""
+
+from __future__ import annotations
+
+from sqlmodel import Session, select
+
+from callswarm.app import build_services
+from callswarm.settings import Settings
+from models.shop import Order, OrderLine, OrderStatus, Product
+
+
+async def test_a_purchase_on_the_embedded_model(tmp_path, bundled_model) -> None:
+    settings = Settings(
+        data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
+    )
+    services = build_services(settings)
+    try:
+        await services.warm_up()
+        with Session(services.db) as s:
+            before = s.get(Product, "PAR500-16").stock
+        session = services.engine.session("+15550199", services.swarm)
+        await session.emit(services.greeting)
+        for line in (
+            "I need something for a headache",
+            "Two boxes of paracetamol please",
+            "That's all, thanks",
+            "Yes",
+        ):
+            await session.complete(line)
+        assert await session.get_agent_name() == "sales"
+        with Session(services.db) as s:
+            confirmed = s.exec(select(Order).where(Order.status == OrderStatus.CONFIRMED)).all()
+            assert len(confirmed) == 1
+            lines = s.exec(select(OrderLine).where(OrderLine.order_id == confirmed[0].id)).all()
+            assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)]
+            assert confirmed[0].total_cents == 2 * 299
+            assert s.get(Product, "PAR500-16").stock == before - 2
+    finally:
+        await services.aclose()

@@ -1,0 +1,82 @@
+"""The command line, run as a user runs it: a real process, stdin piped in."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from callswarm.bundled import QWEN_05B, ModelUnavailable, SplitModel, ensure_model
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_cli(args: list[str], stdin: str, env: dict[str, str], offline: bool = False):
+    command = [sys.executable, "-m", "callswarm", *args]
+    if offline:
+        # A network namespace with nothing but a downed loopback: any network use fails.
+        assert shutil.which("unshare"), "util-linux unshare is needed to prove offline runs"
+        command = ["unshare", "--net", *command]
+    return subprocess.run(
+        command, input=stdin, capture_output=True, text=True, env=env, cwd=REPO, timeout=600
+    )
+
+
+def base_env(tmp_path: Path) -> dict[str, str]:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CALLSWARM_", "OPENAI_"))}
+    env["CALLSWARM_DATA_DIR"] = str(tmp_path)
+    return env
+
+
+def test_offline_chat_on_the_default_provider_reaches_sales(tmp_path, bundled_model) -> None:
+    env = base_env(tmp_path) | {"CALLSWARM_LOCAL_MODEL_PATH": str(bundled_model)}
+    result = run_cli(
+        ["chat", "--json"], "hello\nI need something for a headache\n", env, offline=True
+    )
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert events[0]["event"] == "assistant_message" and events[0]["agent"] == "triage"
+    changes = [e for e in events if e["event"] == "agent_changed"]
+    assert changes and changes[0]["current"] == "sales"
+    assert any(e["event"] == "tool_called" for e in events)
+    assert (tmp_path / "callswarm.db").is_file()
+
+
+def test_scripted_chat_shows_agent_changes_and_tool_calls(tmp_path) -> None:
+    result = run_cli(
+        ["chat", "--provider", "scripted"],
+        "I need ibuprofen\none box please\nthat's all\nyes\n",
+        base_env(tmp_path),
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "-> triage hands over to sales" in out
+    assert ".. search_products(query=" in out
+    assert "[sales] Thank you. Your order number 1 is placed" in out
+
+
+def test_catalog_load_twice_changes_nothing(tmp_path) -> None:
+    first = run_cli(["catalog", "load"], "", base_env(tmp_path))
+    second = run_cli(["catalog", "load"], "", base_env(tmp_path))
+    assert first.returncode == 0 and second.returncode == 0
+    assert first.stdout.startswith("83 products added")
+    assert second.stdout.startswith("0 products added, 83 already present")
+
+
+def test_a_missing_model_says_how_to_fix_it(tmp_path) -> None:
+    missing = SplitModel("test model", "m.gguf", (("no_such_package_xyz", "a.bin"),), "0" * 64, 1)
+    with pytest.raises(ModelUnavailable, match="pip install no_such_package_xyz"):
+        ensure_model(missing, tmp_path)
+
+
+def test_a_damaged_model_is_rejected_and_not_left_behind(tmp_path) -> None:
+    wrong = SplitModel(QWEN_05B.name, "damaged.gguf", QWEN_05B.parts, "f" * 64, QWEN_05B.size)
+    with pytest.raises(ModelUnavailable, match="checksum mismatch"):
+        ensure_model(wrong, tmp_path, progress=lambda done, total: None)
+    assert list((tmp_path / "models").iterdir()) == []
