@@ -62,6 +62,7 @@ TOOLS = {
         "Hand the caller to the sales assistant, for products, prices and orders.",
         navigation.NoArguments,
         navigation.navigate_to_sales,
+        availability.caller_wants_something,
     ),
     "navigate_to_triage": (
         "Hand the caller back to the receptionist, for anything but buying.",
@@ -115,6 +116,7 @@ def build_pharmacy(
         tools=TRIAGE_TOOLS,
         keep_messages=12,
         description="Greets callers, answers questions, routes them.",
+        reminder=prompts.REMINDER,
     )
     engine.add_agent(
         SALES,

@@ -12,6 +12,7 @@ from sqlmodel import Session as Db
 from agents.deps import Pharmacy
 from agents.guards import ELSEWHERE_WORDS, PERSON_WORDS
 from models import orders
+from models.search import content_words
 from swarm import Session
 
 
@@ -21,6 +22,12 @@ async def _said(session: Session) -> str:
 
 async def caller_asked_for_person(session: Session, agent: str) -> bool:
     return bool(PERSON_WORDS.search(await _said(session)))
+
+
+async def caller_wants_something(session: Session, agent: str) -> bool:
+    """Sales has something to do: the caller said more than hours, address or pleasantries."""
+    said = await _said(session)
+    return any(not ELSEWHERE_WORDS.search(word) for word in content_words(said))
 
 
 async def caller_asked_elsewhere(session: Session, agent: str) -> bool:

@@ -30,7 +30,8 @@ _STOP = frozenset(
     "those more much many how cost costs price be been am was were they them there here it "
     "well so too very really sure hello hi hey good morning think maybe use about should if "
     "then else everything nothing done add put same one ones kind sort type looking after "
-    "let us we our help tell know got gotten go going all".split()
+    "let us we our help tell know got gotten go going all when where why who which today "
+    "tomorrow tonight time now".split()
 )
 # Words in product names that say what kind of thing it is, not which product.
 _GENERIC = frozenset(

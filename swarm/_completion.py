@@ -16,6 +16,9 @@ class CompletionArgs:
     agent_name: str
     messages: tuple[dict[str, Any], ...]  # OpenAI-style, system prompt first
     tools: tuple[dict[str, Any], ...]  # OpenAI-style {"type": "function", "function": {...}}
+    # Every tool of the agent, available now or not, in a fixed order. A backend whose
+    # prompt cache needs an unchanging prefix may show these and still call only `tools`.
+    prompt_tools: tuple[dict[str, Any], ...] = ()
 
     @property
     def tool_names(self) -> frozenset[str]:

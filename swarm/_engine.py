@@ -142,12 +142,13 @@ class Engine:
         """What every call of an agent starts with (system prompt and tools), to warm caches."""
         swarm = self.registry.swarms[swarm_name]
         agent = self.registry.agents[agent_name]
-        tools = tool_names_for(swarm, agent)
+        tools = tuple(self.registry.tools[t].schema() for t in tool_names_for(swarm, agent))
         return CompletionArgs(
             client_id="warm-up",
             agent_name=agent_name,
             messages=({"role": "system", "content": system_prompt(swarm, agent)},),
-            tools=tuple(self.registry.tools[t].schema() for t in tools),
+            tools=tools,
+            prompt_tools=tools,
         )
 
     # --- sessions ----------------------------------------------------------------------------

@@ -169,11 +169,15 @@ class Runner:
             messages.append({"role": "system", "content": agent.reminder})
         if correction:
             messages.append({"role": "system", "content": correction})
+        registry = self.session.registry
         args = CompletionArgs(
             client_id=self.session.client_id,
             agent_name=agent.name,
             messages=tuple(messages),
             tools=tuple(spec.schema() for spec in await self._available_tools(agent)),
+            prompt_tools=tuple(
+                registry.tools[name].schema() for name in self.session.tool_names_for(agent)
+            ),
         )
         backend = self.session.registry.completions[agent.completion]
         final: AssistantMessage | None = None

@@ -46,7 +46,7 @@ class LocalModelOptions:
 
 
 # Speech may not start or contain anything that opens JSON, markup, code or an identifier.
-_SPEECH_RULE = "speech ::= [A-Za-z0-9'\"] [^{}<>\\[\\]`_|\\\\]*"
+_SPEECH_RULE = "speech ::= [A-Za-z0-9] [^{}<>\\[\\]`_|\\\\]*"
 
 
 def output_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
@@ -69,6 +69,10 @@ def output_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
     calls = json_schema_to_gbnf(json.dumps({"anyOf": alternatives}), ["name", "arguments"])
     calls = re.sub(r"^root ::=", "call ::=", calls, flags=re.M)
     return "root ::= call | speech\n" + calls + "\n" + _SPEECH_RULE + "\n"
+
+
+def _shown_tools(args: CompletionArgs) -> list[dict[str, Any]] | None:
+    return list(args.prompt_tools or args.tools) or None
 
 
 class LlamaCppBackend:
@@ -130,7 +134,7 @@ class LlamaCppBackend:
                 with self._lock:
                     started = time.perf_counter()
                     self._instance(args.agent_name).create_chat_completion(
-                        messages=list(args.messages), tools=list(args.tools) or None, max_tokens=1
+                        messages=list(args.messages), tools=_shown_tools(args), max_tokens=1
                     )
                     log.info(
                         "local_warmed agent=%s ms=%.0f",
@@ -196,7 +200,9 @@ class LlamaCppBackend:
             generated = 0
             chunks = llama.create_chat_completion(
                 messages=list(args.messages),
-                tools=list(args.tools) or None,
+                # The prompt shows the agent's whole, stable tool list so llama.cpp can
+                # reuse its cached prefix; the grammar allows only the available ones.
+                tools=_shown_tools(args),
                 temperature=self.options.temperature,
                 top_p=self.options.top_p,
                 max_tokens=self.options.max_tokens,

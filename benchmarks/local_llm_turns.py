@@ -1,0 +1,121 @@
+"""Latency per turn of the pharmacy on the embedded model, against the scripted baseline.
+
+    .venv/bin/python benchmarks/local_llm_turns.py [--repeat 3]
+
+Each repeat builds the whole service on a fresh SQLite file, warms each agent's
+prompt (timed: that is the cold cost a first caller would otherwise pay), then
+plays the same caller scripts through the local and the scripted provider.
+Prints p50/p95 per kind of turn and the local/scripted ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sqlmodel import Session, select  # noqa: E402
+
+from callswarm.app import build_services  # noqa: E402
+from callswarm.bundled import QWEN_05B, ensure_model  # noqa: E402
+from callswarm.settings import Settings  # noqa: E402
+from models.shop import Order, OrderStatus  # noqa: E402
+from swarm import AgentChanged  # noqa: E402
+
+SCRIPTS = {
+    "purchase": [
+        "I need something for a headache",
+        "Two boxes of paracetamol please",
+        "That's all, thanks",
+        "Yes",
+    ],
+    "prescription": ["Do you sell amoxicillin?", "I want one box of amoxicillin"],
+    "hours": ["When do you close today?", "And where are you?"],
+    "allergy": [
+        "I have hay fever",
+        "One box of loratadine please",
+        "That's everything",
+        "Yes please",
+    ],
+}
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def play(
+    provider: str, model: Path, repeat: int
+) -> tuple[dict[str, list[float]], list[float], int]:
+    turns: dict[str, list[float]] = {"all": [], "triage": [], "sales": [], "hand-off": []}
+    warmups: list[float] = []
+    purchases = 0
+    for n in range(repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = Settings(
+                data_dir=Path(tmp), provider=provider, local_model_path=model, idle_timeout=None
+            )
+            services = build_services(settings)
+            started = time.perf_counter()
+            await services.warm_up()
+            warmups.append(time.perf_counter() - started)
+            for name, lines in SCRIPTS.items():
+                session = services.engine.session(f"{name}-{n}", services.swarm)
+                await session.emit(services.greeting)
+                for line in lines:
+                    with services.engine.bus.subscribe() as events:
+                        t0 = time.perf_counter()
+                        await session.complete(line)
+                        elapsed = time.perf_counter() - t0
+                        changed = any(isinstance(e, AgentChanged) for e in events.drain())
+                    agent = await session.get_agent_name()
+                    turns["all"].append(elapsed)
+                    turns["hand-off" if changed else agent].append(elapsed)
+            with Session(services.db) as db:
+                purchases += len(
+                    db.exec(select(Order).where(Order.status == OrderStatus.CONFIRMED)).all()
+                )
+            await services.aclose()
+    return turns, warmups, purchases
+
+
+async def main(model: Path, repeat: int) -> None:
+    local, warm_local, bought_local = await play("local", model, repeat)
+    scripted, _, bought_scripted = await play("scripted", model, repeat)
+    print(f"turns per provider: {len(local['all'])}; repeats: {repeat}")
+    print(
+        f"warm-up of both agents (cold prompt read), local: median {statistics.median(warm_local):.2f} s"
+    )
+    print(
+        f"confirmed purchases: local {bought_local}, scripted {bought_scripted} "
+        f"(expected {2 * repeat})"
+    )
+    print()
+    print(
+        f"{'turn kind':<10} {'n':>3} {'local p50':>10} {'local p95':>10} "
+        f"{'scripted p50':>13} {'ratio p50':>10}"
+    )
+    for kind in ("all", "triage", "hand-off", "sales"):
+        lv, sv = local[kind], scripted[kind] or [float("nan")]
+        if not lv:
+            continue
+        ratio = statistics.median(lv) / statistics.median(sv) if scripted[kind] else float("nan")
+        print(
+            f"{kind:<10} {len(lv):>3} {statistics.median(lv):>9.2f}s {pct(lv, 0.95):>9.2f}s "
+            f"{statistics.median(sv) * 1000:>11.1f}ms {ratio:>9.0f}x"
+        )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    options = parser.parse_args()
+    bundled = ensure_model(QWEN_05B, Path(__file__).resolve().parent.parent / "data")
+    asyncio.run(main(bundled, options.repeat))
