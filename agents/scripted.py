@@ -111,6 +111,17 @@ def _sales_decision(args: CompletionArgs, match: re.Match[str]) -> AssistantMess
     return _call("search_products", query=text)
 
 
+def _route_if_sellable(args: CompletionArgs, match: re.Match[str]) -> AssistantMessage:
+    if [w for w in content_words(match.string) if w not in _CHATTER]:
+        return _call("navigate_to_sales")
+    return AssistantMessage(content=_MENU)
+
+
+_MENU = (
+    "I can help with medicines and orders, our opening hours and our address. What would you like?"
+)
+
+
 def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
     greeting = prompts.greeting(shop)
     return ScriptedBackend(
@@ -130,12 +141,8 @@ def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
                 agent=TRIAGE,
             ),
             Rule(_SHOPPING, tool="navigate_to_sales", agent=TRIAGE),
-            Rule(
-                r".*",
-                reply="I can help with medicines and orders, our opening hours and our "
-                "address. What would you like?",
-                agent=TRIAGE,
-            ),
+            # Anything else that could name a product ("Paris at them all") is for sales too.
+            Rule(r"(?s).+", respond=_route_if_sellable, agent=TRIAGE),
             # Sales.
             Rule(
                 _PERSON,

