@@ -13,20 +13,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from _harness import REPO, pct, timed_turn
+from sqlmodel import Session, select
 
-from sqlmodel import Session, select  # noqa: E402
-
-from callswarm.app import build_services  # noqa: E402
-from callswarm.bundled import QWEN_05B, ensure_model  # noqa: E402
-from callswarm.settings import Settings  # noqa: E402
-from models.shop import Order, OrderStatus  # noqa: E402
-from swarm import AgentChanged  # noqa: E402
+from callswarm.app import build_services
+from callswarm.bundled import QWEN_05B, ensure_model
+from callswarm.settings import Settings
+from models.shop import Order, OrderStatus
+from swarm import AgentChanged
 
 SCRIPTS = {
     "purchase": [
@@ -44,11 +42,6 @@ SCRIPTS = {
         "Yes please",
     ],
 }
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def play(
@@ -70,11 +63,8 @@ async def play(
                 session = services.engine.session(f"{name}-{n}", services.swarm)
                 await session.emit(services.greeting)
                 for line in lines:
-                    with services.engine.bus.subscribe() as events:
-                        t0 = time.perf_counter()
-                        await session.complete(line)
-                        elapsed = time.perf_counter() - t0
-                        changed = any(isinstance(e, AgentChanged) for e in events.drain())
+                    elapsed, _, events = await timed_turn(services.engine, session, line)
+                    changed = any(isinstance(e, AgentChanged) for e in events)
                     agent = await session.get_agent_name()
                     turns["all"].append(elapsed)
                     turns["hand-off" if changed else agent].append(elapsed)
@@ -117,5 +107,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     options = parser.parse_args()
-    bundled = ensure_model(QWEN_05B, Path(__file__).resolve().parent.parent / "data")
+    bundled = ensure_model(QWEN_05B, REPO / "data")
     asyncio.run(main(bundled, options.repeat))

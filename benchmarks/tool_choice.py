@@ -13,17 +13,16 @@ import argparse
 import asyncio
 import resource
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from _harness import REPO, pct, timed_turn
 
-from callswarm.app import build_services  # noqa: E402
-from callswarm.bundled import QWEN_05B, ensure_model  # noqa: E402
-from callswarm.settings import Settings  # noqa: E402
-from swarm import ToolCalled  # noqa: E402
+from callswarm.app import build_services
+from callswarm.bundled import QWEN_05B, ensure_model
+from callswarm.settings import Settings
+from swarm import ToolCalled
 
 NAV, SEARCH = "navigate_to_sales", "search_products"
 # A turn may accept several answers: "Paracetamol please" may be searched or added.
@@ -62,11 +61,6 @@ CASES: list[list[tuple[str, set[str] | list[set[str]]]]] = [
 ]
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 async def run(provider: str, model: Path) -> None:
     right, total, latencies, failures = 0, 0, [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -81,11 +75,9 @@ async def run(provider: str, model: Path) -> None:
             session = services.engine.session(f"case-{n}", services.swarm)
             await session.emit(services.greeting)
             for line, expected in case:
-                with services.engine.bus.subscribe() as events:
-                    t0 = time.perf_counter()
-                    reply = await session.complete(line)
-                    latencies.append(time.perf_counter() - t0)
-                    called = {e.tool for e in events.drain() if isinstance(e, ToolCalled)}
+                elapsed, reply, events = await timed_turn(services.engine, session, line)
+                latencies.append(elapsed)
+                called = {e.tool for e in events if isinstance(e, ToolCalled)}
                 total += 1
                 if called in (expected if isinstance(expected, list) else [expected]):
                     right += 1
@@ -110,6 +102,5 @@ if __name__ == "__main__":
     parser.add_argument("--provider", default="local")
     parser.add_argument("--model", type=Path, default=None)
     options = parser.parse_args()
-    repo = Path(__file__).resolve().parent.parent
-    chosen = options.model or ensure_model(QWEN_05B, repo / "data")
+    chosen = options.model or ensure_model(QWEN_05B, REPO / "data")
     asyncio.run(run(options.provider, chosen))

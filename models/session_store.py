@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
@@ -20,8 +21,18 @@ def _calls_from_json(raw: list[dict] | None) -> tuple[ToolCall, ...]:
     return tuple(ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"]) for c in raw or ())
 
 
-def _stamp(epoch: float) -> datetime:
-    return datetime.fromtimestamp(epoch, UTC)
+def _row(message: Message) -> dict[str, Any]:
+    """The columns a message and a thread message share."""
+    return {
+        "seq": message.seq,
+        "role": message.role.value,
+        "agent": message.agent,
+        "content": message.content,
+        "tool_name": message.tool_name,
+        "tool_call_id": message.tool_call_id,
+        "tool_calls": _calls_to_json(message.tool_calls),
+        "created_at": datetime.fromtimestamp(message.time, UTC),
+    }
 
 
 def _message(row: MessageRow | ThreadMessageRow, mode: str = "user") -> Message:
@@ -112,20 +123,7 @@ class SqlSessionStore:
             ).first()
             if exists is not None:
                 return  # a retried write that did reach the database the first time
-            db.add(
-                MessageRow(
-                    client_id=client_id,
-                    seq=message.seq,
-                    role=message.role.value,
-                    mode=message.mode.value,
-                    agent=message.agent,
-                    content=message.content,
-                    tool_name=message.tool_name,
-                    tool_call_id=message.tool_call_id,
-                    tool_calls=_calls_to_json(message.tool_calls),
-                    created_at=_stamp(message.time),
-                )
-            )
+            db.add(MessageRow(client_id=client_id, mode=message.mode.value, **_row(message)))
             db.commit()
 
     def _save_thread(self, client_id: str, thread: ThreadInfo) -> None:
@@ -150,17 +148,5 @@ class SqlSessionStore:
             ).first()
             if exists is not None:
                 return
-            db.add(
-                ThreadMessageRow(
-                    thread_id=thread_id,
-                    seq=message.seq,
-                    role=message.role.value,
-                    agent=message.agent,
-                    content=message.content,
-                    tool_name=message.tool_name,
-                    tool_call_id=message.tool_call_id,
-                    tool_calls=_calls_to_json(message.tool_calls),
-                    created_at=_stamp(message.time),
-                )
-            )
+            db.add(ThreadMessageRow(thread_id=thread_id, **_row(message)))
             db.commit()

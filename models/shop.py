@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import Column, Text, UniqueConstraint
+from sqlalchemy import Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from models.tables import timestamp
@@ -27,8 +27,8 @@ class Product(SQLModel, table=True):
     price_cents: int = Field(ge=0)
     stock: int = Field(default=0, ge=0)
     prescription_only: bool = False
-    description: str = Field(default="", sa_column=Column(Text, nullable=False))
-    keywords: str = Field(default="", sa_column=Column(Text, nullable=False))
+    description: str = Field(default="", sa_type=Text)
+    keywords: str = Field(default="", sa_type=Text)
 
 
 # A caller: by phone number over SIP, by client id on the web.

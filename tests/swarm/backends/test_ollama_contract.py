@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from swarm import CompletionArgs, Engine, TextDelta, ToolContext
@@ -11,7 +9,7 @@ from swarm.backends.ollama import OllamaBackend
 from swarm.errors import CompletionError
 
 from ..helpers import Query
-from .fake_server import FakeLLMServer
+from .fake_server import FakeLLMServer, unused_port
 from .test_openai_contract import TOOLS
 
 ARGS = CompletionArgs(
@@ -153,8 +151,6 @@ async def test_errors_are_completion_errors() -> None:
         server.json({"error": "model 'm' not found"}, status=404)
         with pytest.raises(CompletionError, match="404"):
             await collect(OllamaBackend(model="m", host=server.url, stream=False), ARGS)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = unused_port()
     with pytest.raises(CompletionError, match="cannot reach ollama"):
         await collect(OllamaBackend(model="m", host=f"http://127.0.0.1:{port}"), ARGS)

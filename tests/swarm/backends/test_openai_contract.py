@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 
 import pytest
 
@@ -12,7 +11,7 @@ from swarm.backends.openai import OpenAIBackend
 from swarm.errors import CompletionError
 
 from ..helpers import Query
-from .fake_server import FakeLLMServer
+from .fake_server import FakeLLMServer, unused_port
 
 TOOLS = (
     {
@@ -217,18 +216,14 @@ async def test_server_errors_and_unreachable_servers_are_completion_errors() -> 
         with pytest.raises(CompletionError, match="503"):
             await collect(backend, ARGS)
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = unused_port()
     backend = OpenAIBackend(model="gpt-test", base_url=f"http://127.0.0.1:{port}/v1", timeout=5)
     with pytest.raises(CompletionError, match="cannot reach"):
         await collect(backend, ARGS)
 
 
 async def test_an_unreachable_provider_does_not_kill_the_session() -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = unused_port()
     engine = Engine()
     engine.add_completion(
         "openai", OpenAIBackend(model="m", base_url=f"http://127.0.0.1:{port}/v1")
