@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import ValidationError
 
 from callswarm import __version__
 from callswarm.logs import configure_logging
@@ -28,7 +29,14 @@ ConfigOption = Annotated[
 
 
 def _settings(config: Path | None, **overrides: object) -> Settings:
-    settings = load_settings(config, **overrides)
+    try:
+        settings = load_settings(config, **overrides)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()
+        )
+        typer.echo(f"error: invalid settings: {problems}", err=True)
+        raise typer.Exit(2) from exc
     configure_logging(settings.log_level, settings.log_format)
     return settings
 

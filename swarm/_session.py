@@ -1,4 +1,10 @@
-"""One caller's session: its log, active agent, navigation stack, threads and turns."""
+"""One caller's session: its log, active agent, navigation stack, threads and turns.
+
+Longer than our ~400-line guide on purpose: every verb here must decide the same
+two things (is this call inside the running turn, and does it need the lock), and
+keeping them beside the state they guard is what keeps that decision uniform.
+The model calls, tools, agency threads and store retries live in their own modules.
+"""
 
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ from swarm._events import (
     UserMessageEvent,
 )
 from swarm._messages import Message, Mode, Role
-from swarm._registry import AgentSpec, SwarmSpec
+from swarm._registry import AgentSpec, Registry, SwarmSpec
 from swarm._runner import OnText, Runner, Turn
 from swarm._writer import StoreWriter
 from swarm.errors import NavigationError, RecursionLimitExceeded, SessionClosed
@@ -69,7 +75,7 @@ class Session:
     # --- what the runner reads -------------------------------------------------------------
 
     @property
-    def registry(self):  # noqa: ANN201 - the engine's Registry
+    def registry(self) -> Registry:
         return self._engine.registry
 
     @property

@@ -80,3 +80,10 @@ def test_a_damaged_model_is_rejected_and_not_left_behind(tmp_path) -> None:
     with pytest.raises(ModelUnavailable, match="checksum mismatch"):
         ensure_model(wrong, tmp_path, progress=lambda done, total: None)
     assert list((tmp_path / "models").iterdir()) == []
+
+
+def test_bad_settings_are_one_clear_line(tmp_path) -> None:
+    result = run_cli(["chat", "--provider", "gpt-17"], "", base_env(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: invalid settings: provider:")
+    assert "Traceback" not in result.stderr

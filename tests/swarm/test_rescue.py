@@ -150,3 +150,25 @@ async def test_custom_placeholder_when_every_strategy_fails() -> None:
     engine, _ = build([text(""), text("")], rescue=["recomplete"], placeholder="Pardon?")
     s = engine.session("c", "w")
     assert await s.complete("hi") == "Pardon?"
+
+
+async def test_scripted_provider_leaking_markup_is_flushed_after_its_retry() -> None:
+    """The scripted provider answers the retry the same way, so recomplete fails and flush speaks."""
+    from swarm import Rule, ScriptedBackend
+
+    engine = Engine()
+    engine.add_completion(
+        "s",
+        ScriptedBackend(
+            [Rule("order", reply="<order><total>5</total></order>"), Rule(".*", reply="Hi.")]
+        ),
+    )
+    engine.add_agent("a", "s", "Agent.")
+    engine.add_swarm("w", ["a"], "a")
+    s = engine.session("c", "w")
+    with engine.bus.subscribe() as events:
+        assert await s.complete("my order") == PLACEHOLDER
+        strategies = [(e.reason, e.strategy) for e in events.drain() if isinstance(e, Rescued)]
+    assert strategies == [("xml_leak", "recomplete"), ("xml_leak", "flush")]
+    assert engine.registry.completions["s"].calls == 2
+    assert await s.complete("hello") == "Hi."
