@@ -155,6 +155,11 @@ def find_leak(text: str, tool_names: Iterable[str] = ()) -> str | None:
         # A one-word name ("search") is also plain English; only identifiers are leaks.
         if "_" not in name and not re.search(r"[a-z][A-Z]", name):
             continue
+        words = re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ").lower()
+        # The identifier, or the same words spoken ("Navigate to sales"), with nothing else
+        # around them beyond punctuation: a model reading out the call it wanted to make.
         if re.search(rf"(?<![\w]){re.escape(name.lower())}(?![\w])", lowered):
+            return "tool_name"
+        if re.fullmatch(rf"\W*{re.escape(words)}\W*", lowered):
             return "tool_name"
     return None

@@ -74,8 +74,8 @@ class AgentSpec:
     rescue: tuple[RescueStep, ...] = DEFAULT_RESCUE
     placeholder: str = DEFAULT_PLACEHOLDER
     description: str = ""
-    # A system message placed after the history on every call: small models follow
-    # what they read last far better than the top of a long prompt.
+    # A system message placed after the history on every call that offers tools: small
+    # models follow what they read last far better than the top of a long prompt.
     reminder: str = ""
 
 

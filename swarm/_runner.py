@@ -163,9 +163,12 @@ class Runner:
     async def _complete(
         self, agent: AgentSpec, guard: SpeechGuard | None, correction: str | None
     ) -> AssistantMessage:
+        available = await self._available_tools(agent)
         messages = [{"role": "system", "content": self.conversation.system_prompt(agent)}]
         messages += [m.to_openai() for m in self.conversation.view(agent)]
-        if agent.reminder:
+        # The reminder is about calling tools: with none on offer it only invites the
+        # model to say a tool's name ("Navigate to sales").
+        if agent.reminder and available:
             messages.append({"role": "system", "content": agent.reminder})
         if correction:
             messages.append({"role": "system", "content": correction})
@@ -174,7 +177,7 @@ class Runner:
             client_id=self.session.client_id,
             agent_name=agent.name,
             messages=tuple(messages),
-            tools=tuple(spec.schema() for spec in await self._available_tools(agent)),
+            tools=tuple(spec.schema() for spec in available),
             prompt_tools=tuple(
                 registry.tools[name].schema() for name in self.session.tool_names_for(agent)
             ),

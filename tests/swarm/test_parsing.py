@@ -65,6 +65,7 @@ def test_plain_text_is_left_alone() -> None:
         ('The result is {"sku": "A1"}', "json"),
         ('[{"a": 1}]', "json"),
         ("I will call navigate_to_sales for you", "tool_name"),
+        ("Navigate to sales.", "tool_name"),
     ],
 )
 def test_leaks_are_named(text: str, kind: str) -> None:
@@ -73,6 +74,10 @@ def test_leaks_are_named(text: str, kind: str) -> None:
 
 def test_one_word_tool_names_are_not_leaks() -> None:
     assert find_leak("I will search for it", ["search"]) is None
+
+
+def test_tool_words_inside_a_real_sentence_are_not_leaks() -> None:
+    assert find_leak("Let me navigate to sales for you.", ["navigate_to_sales"]) is None
 
 
 def test_guard_streams_words_and_holds_from_a_suspicious_character() -> None:
