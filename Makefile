@@ -5,14 +5,24 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # llama-cpp-python compiles llama.cpp; use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+# Debian packages the tests use: espeak-ng speaks the synthetic callers.
+SYSTEM_PACKAGES := espeak-ng
 
-.PHONY: run test install model lint clean
+.PHONY: run test install model system-deps lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,local]'
+	$(BIN)/pip install --quiet -e '.[dev,local,voice]'
 	touch $(STAMP)
+
+system-deps:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; else sudo=sudo; fi; \
+	  echo "installing$$missing"; \
+	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq $$missing; \
+	fi
 
 install: $(STAMP)
 
@@ -25,7 +35,7 @@ run: model
 	$(BIN)/callswarm chat
 
 ## make test: set everything up and run the whole suite
-test: model
+test: model system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest

@@ -228,12 +228,32 @@ def search_products(
     return ranked[:limit]
 
 
+# Biasing a recogniser with names alone makes it hear names where none were said
+# (measured: "for my hay fever" became "for my Cetirizine"); the symptoms callers
+# name around them keep it honest.
+SYMPTOMS = (
+    "headache",
+    "hay fever",
+    "fever",
+    "cough",
+    "cold",
+    "flu",
+    "sore throat",
+    "allergy",
+    "heartburn",
+    "diarrhoea",
+    "constipation",
+    "pain",
+)
+
+
 def catalogue_vocabulary(db: Session) -> list[str]:
-    """Product names and ingredients, to bias speech recognition towards them."""
+    """Product names, ingredients and common symptoms, to bias speech recognition."""
     words: dict[str, None] = {}
     for product in db.exec(select(Product)).all():
         words[product.name] = None
         first = product.active_ingredient.split(",")[0].split(" and ")[0].strip()
         if first:
             words[first.capitalize()] = None
+    words.update(dict.fromkeys(SYMPTOMS))
     return list(words)

@@ -67,6 +67,9 @@ class SqlSessionStore:
     async def append_message(self, client_id: str, message: Message) -> None:
         await asyncio.to_thread(self._append_message, client_id, message)
 
+    async def revise_message(self, client_id: str, seq: int, content: str) -> None:
+        await asyncio.to_thread(self._revise_message, client_id, seq, content)
+
     async def save_thread(self, client_id: str, thread: ThreadInfo) -> None:
         await asyncio.to_thread(self._save_thread, client_id, thread)
 
@@ -125,6 +128,16 @@ class SqlSessionStore:
                 return  # a retried write that did reach the database the first time
             db.add(MessageRow(client_id=client_id, mode=message.mode.value, **_row(message)))
             db.commit()
+
+    def _revise_message(self, client_id: str, seq: int, content: str) -> None:
+        with Session(self._engine) as db:
+            row = db.exec(
+                select(MessageRow).where(MessageRow.client_id == client_id, MessageRow.seq == seq)
+            ).first()
+            if row is not None:
+                row.content = content
+                db.add(row)
+                db.commit()
 
     def _save_thread(self, client_id: str, thread: ThreadInfo) -> None:
         with Session(self._engine) as db:

@@ -23,6 +23,8 @@ def _visible_to(message: Message, agent: str) -> Message | None:
     if message.role is Role.USER:
         return message if message.mode is Mode.USER or own else None
     if message.role is Role.ASSISTANT:
+        if not message.content and not message.tool_calls:
+            return None  # a reply revised to nothing: the caller heard none of it
         if own or not message.tool_calls:
             return message
         # Another agent's call belongs to its scope; its words still belong to the caller.

@@ -227,6 +227,46 @@ class Session:
             return ""
         return await self._in_turn(lambda runner: runner.emit(text))
 
+    async def revise_reply(self, spoken: str) -> None:
+        """After a barge-in: the reply to the last caller message keeps only what was heard.
+
+        Replies fully heard stay; the one cut short keeps the heard words; later ones
+        are emptied. A reply cancelled before it was committed is committed with the
+        heard words. The one edit the log allows.
+        """
+        await self._ensure_open()
+        async with self._lock:
+            last_user = max(
+                (m.seq for m in self._log if m.role is Role.USER and m.mode is Mode.USER), default=0
+            )
+            replies = [
+                (i, m)
+                for i, m in enumerate(self._log)
+                if m.seq > last_user and m.role is Role.ASSISTANT and m.content
+            ]
+            if not replies:
+                if spoken:
+                    await self._main.commit(
+                        Message(role=Role.ASSISTANT, content=spoken, agent=self._active)
+                    )
+                return
+            heard = spoken.strip()
+            for index, message in replies:
+                if heard.startswith(message.content):
+                    heard = heard[len(message.content) :].strip()
+                    continue
+                self._log[index] = replace(message, content=heard)
+                await self._persist(
+                    self._engine.store.revise_message, self.client_id, message.seq, heard
+                )
+                log.info(
+                    "reply_revised client_id=%s seq=%d chars=%d",
+                    self.client_id,
+                    message.seq,
+                    len(heard),
+                )
+                heard = ""
+
     # --- commits ---------------------------------------------------------------------------
 
     async def _commit(self, message: Message, agent_name: str | None) -> None:

@@ -6,7 +6,7 @@ message is stored before its turn is reported done.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 from swarm._messages import Message
@@ -41,6 +41,10 @@ class SessionStore(Protocol):
         ...
 
     async def append_message(self, client_id: str, message: Message) -> None: ...
+
+    async def revise_message(self, client_id: str, seq: int, content: str) -> None:
+        """Replace a message's text: only for a reply cut short, which keeps what was heard."""
+        ...
 
     async def save_thread(self, client_id: str, thread: ThreadInfo) -> None: ...
 
@@ -85,6 +89,12 @@ class MemoryStore:
 
     async def append_message(self, client_id: str, message: Message) -> None:
         self._records.setdefault(client_id, _Record()).messages.append(message)
+
+    async def revise_message(self, client_id: str, seq: int, content: str) -> None:
+        messages = self._records[client_id].messages
+        for index, message in enumerate(messages):
+            if message.seq == seq:
+                messages[index] = replace(message, content=content)
 
     async def save_thread(self, client_id: str, thread: ThreadInfo) -> None:
         record = self._records.setdefault(client_id, _Record())

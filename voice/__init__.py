@@ -1,5 +1,6 @@
-"""Audio in, speech out: frames, VAD, STT, TTS and the per-caller voice loop.
+"""Audio in, speech out: frames, codecs, resampling, VAD, STT, TTS and the voice loop.
 
-It needs only a "reply to this text" stream, never agents or swarm internals
-(see ../shared/DESIGN.md). Built by issue 4.
+It needs only a `Responder` (text in, a stream of reply text out), never agents or
+swarm internals (see ../shared/DESIGN.md); `callswarm.voice_bridge` adapts a swarm
+session to it.
 """

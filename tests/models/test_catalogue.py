@@ -32,3 +32,4 @@ def test_vocabulary_lists_names_and_ingredients(db) -> None:
     with Session(db) as s:
         words = catalogue_vocabulary(s)
     assert "Paracetamol" in words and "Loratadine" in words and "Dextromethorphan" in words
+    assert "hay fever" in words  # names alone make the recogniser hear names everywhere

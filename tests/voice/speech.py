@@ -1,0 +1,70 @@
+"""Synthesised callers: Piper and espeak-ng voices, silences and noise, as 16 kHz PCM16."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import wave
+
+import numpy as np
+
+from voice.resample import resample
+from voice.tts import PiperTTS
+
+RATE = 16000
+ESPEAK_VOICES = ("en-us", "en-gb+f3", "en-us+m5")
+
+
+def from_wav(data: bytes) -> bytes:
+    with wave.open(io.BytesIO(data)) as w:
+        assert w.getnchannels() == 1 and w.getsampwidth() == 2
+        return resample(w.readframes(w.getnframes()), w.getframerate(), RATE)
+
+
+def espeak(text: str, voice: str = "en-us", speed: int = 150) -> bytes:
+    wav = subprocess.run(
+        ["espeak-ng", "-v", voice, "-s", str(speed), "--stdout", text],
+        capture_output=True,
+        check=True,
+    ).stdout
+    return from_wav(wav)
+
+
+def piper(tts: PiperTTS, text: str) -> bytes:
+    return resample(tts.synthesize_sync(text), tts.sample_rate, RATE)
+
+
+def trim(pcm: bytes, threshold: int = 300) -> bytes:
+    """Drop the silence a synthesiser pads its speech with, so gaps are exactly what a test says."""
+    samples = np.frombuffer(pcm, dtype="<i2")
+    loud = np.flatnonzero(np.abs(samples) > threshold)
+    return samples[loud[0] : loud[-1] + 1].tobytes() if loud.size else b""
+
+
+def silence(seconds: float) -> bytes:
+    return b"\x00\x00" * int(RATE * seconds)
+
+
+def noise(seconds: float, level: float = 300.0, seed: int = 1) -> bytes:
+    rng = np.random.default_rng(seed)
+    return rng.normal(0, level, int(RATE * seconds)).astype("<i2").tobytes()
+
+
+def cough(seconds: float = 0.1, seed: int = 2) -> bytes:
+    """A short loud burst: voice-like enough for a VAD frame or two, far too short for a turn."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(RATE * seconds)) / RATE
+    burst = 8000 * np.sin(2 * np.pi * 180 * t) * rng.uniform(0.5, 1.0, t.size)
+    return burst.astype("<i2").tobytes()
+
+
+def mix(pcm: bytes, noise_level: float, seed: int = 3) -> bytes:
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    rng = np.random.default_rng(seed)
+    noisy = samples + rng.normal(0, noise_level, samples.size)
+    return np.clip(noisy, -32768, 32767).astype("<i2").tobytes()
+
+
+def frames(pcm: bytes, ms: int = 20) -> list[bytes]:
+    step = RATE * ms // 1000 * 2
+    return [pcm[i : i + step] for i in range(0, len(pcm), step)]

@@ -1,0 +1,47 @@
+import pytest
+
+from voice.normalize import for_speech
+from voice.sentences import SentenceSplitter
+
+
+def split(text: str, *, tokens: int = 3) -> list[str]:
+    splitter = SentenceSplitter()
+    words = text.split(" ")
+    out: list[str] = []
+    for i in range(0, len(words), tokens):
+        out += splitter.feed(" ".join(words[i : i + tokens]) + " ")
+    return out + splitter.flush()
+
+
+def test_sentences_are_cut_as_they_arrive_but_not_at_false_ends() -> None:
+    text = (
+        "Dr. Smith said the price is 3.20 dollars. Paracetamol costs $2.99 each! "
+        "Is that OK? Order No. 5 is J. R. Brown's. Done"
+    )
+    assert split(text) == [
+        "Dr. Smith said the price is 3.20 dollars.",
+        "Paracetamol costs $2.99 each!",
+        "Is that OK?",
+        "Order No. 5 is J. R. Brown's.",
+        "Done",
+    ]
+
+
+def test_the_first_piece_may_end_at_a_clause_for_earlier_audio() -> None:
+    pieces = split("We have three good options, all in stock, and all cheap. More follows here.")
+    assert pieces[0] == "We have three good options,"
+    assert pieces[1] == "all in stock, and all cheap."  # later pieces wait for a full sentence
+
+
+@pytest.mark.parametrize(
+    ("text", "spoken"),
+    [
+        ("It costs $2.99 each.", "It costs 2 dollars 99 each."),
+        ("Only $0.50", "Only 50 cents"),
+        ("Take 500mg twice", "Take 500 milligrams twice"),
+        ("Your order #1042 is placed", "Your order number 1 0 4 2 is placed"),
+        ("2x a day, 10% off", "2 times a day, 10 percent off"),
+    ],
+)
+def test_text_is_normalised_for_speech(text: str, spoken: str) -> None:
+    assert for_speech(text) == spoken

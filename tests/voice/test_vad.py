@@ -1,0 +1,64 @@
+"""Turn-taking on real synthesised speech, with silences and noise mixed in."""
+
+from __future__ import annotations
+
+import pytest
+
+from voice.vad import SpeechEnded, SpeechStarted, TurnDetector, VadConfig
+
+from .speech import cough, espeak, frames, mix, noise, piper, silence, trim
+
+
+def run(pcm: bytes, config: VadConfig | None = None) -> list:
+    detector = TurnDetector(config)
+    events = []
+    for chunk in frames(pcm, 20):
+        events += detector.feed(chunk)
+    return events
+
+
+def ended(events: list) -> list[SpeechEnded]:
+    return [e for e in events if isinstance(e, SpeechEnded)]
+
+
+@pytest.mark.parametrize("voice", ["piper", "en-us", "en-gb+f3", "en-us+m5"])
+def test_two_utterances_between_silences_are_two_turns(tts, voice: str) -> None:
+    say = (lambda t: piper(tts, t)) if voice == "piper" else (lambda t: espeak(t, voice))
+    first, second = say("Hello, I need some paracetamol."), say("Two boxes please.")
+    audio = mix(silence(0.8) + first + silence(1.2) + second + silence(1.0), noise_level=150)
+    turns = ended(run(audio))
+    assert len(turns) == 2
+    for turn, spoken in zip(turns, (first, second), strict=True):
+        # The pre-roll keeps the first syllable; the turn is about as long as the speech.
+        assert len(spoken) / 2 / 16000 - 0.2 <= turn.duration <= len(spoken) / 2 / 16000 + 0.9
+
+
+def test_a_400_ms_pause_mid_sentence_does_not_end_the_turn(tts) -> None:
+    # Piper pads its speech with silence: trim it, so the pause is exactly 400 ms.
+    first, rest = trim(piper(tts, "I would like")), trim(piper(tts, "two boxes of ibuprofen."))
+    assert len(ended(run(silence(0.5) + first + silence(0.4) + rest + silence(1.0)))) == 1
+    # The same sentence with a real stop in it is two turns: the test can fail.
+    assert len(ended(run(silence(0.5) + first + silence(0.9) + rest + silence(1.0)))) == 2
+
+
+def test_a_cough_or_a_click_never_starts_a_turn() -> None:
+    audio = silence(0.5) + cough(0.1) + silence(0.8) + noise(1.0, level=200) + silence(0.5)
+    events = run(audio)
+    assert [e for e in events if isinstance(e, SpeechStarted)] == []
+
+
+def test_speech_start_is_reported_at_the_first_voiced_frame_and_end_after_the_stop_silence(
+    tts,
+) -> None:
+    speech = piper(tts, "Hello there.")
+    events = run(silence(1.0) + speech + silence(1.0))
+    start = next(e for e in events if isinstance(e, SpeechStarted))
+    end = ended(events)[0]
+    assert 0.9 <= start.at <= 1.3
+    assert end.at - end.last_voice == pytest.approx(0.5, abs=0.021)
+
+
+def test_a_long_monologue_is_cut_at_the_maximum_utterance(tts) -> None:
+    speech = piper(tts, "I am going to keep talking about many products for quite a while now.")
+    turns = ended(run(speech + speech + silence(0.6), VadConfig(max_utterance_s=3.0)))
+    assert turns and turns[0].duration == pytest.approx(3.0, abs=0.05)

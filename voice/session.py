@@ -1,0 +1,320 @@
+"""One caller's voice loop: audio in → VAD → STT → reply stream → sentences → TTS → paced audio out.
+
+It needs only a `Responder`: text in, an async stream of reply text out. It never
+sees agents. Everything one turn owns lives in a `_Turn`: its STT, the reply
+stream, the TTS, the paced playback and the text spoken so far. A barge-in
+cancels that one object, awaits it, and tells the responder what the caller
+actually heard, so the history keeps only that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import suppress
+from typing import Protocol
+
+from voice.events import (
+    ErrorEvent,
+    InterruptedEvent,
+    ReplyAudioEvent,
+    ReplyDoneEvent,
+    ReplyTextEvent,
+    SpeechEndedEvent,
+    SpeechStartedEvent,
+    TranscriptEvent,
+    TurnMetrics,
+    TurnMetricsEvent,
+    VoiceEvent,
+)
+from voice.frames import AudioFrame
+from voice.normalize import for_speech
+from voice.resample import StreamResampler, resample
+from voice.sentences import SentenceSplitter
+from voice.stt import WhisperSTT
+from voice.tts import PiperTTS
+from voice.vad import SpeechEnded, SpeechStarted, TurnDetector, VadConfig
+
+log = logging.getLogger("voice.session")
+
+VAD_RATE = 16000
+
+
+class Responder(Protocol):
+    def reply(self, text: str) -> AsyncIterator[str]:
+        """Stream the reply to what the caller said. Closing the stream cancels the work."""
+        ...
+
+    async def interrupted(self, spoken: str) -> None:
+        """The reply was cut: `spoken` is all the caller heard of it."""
+        ...
+
+
+class _Turn:
+    """One reply in flight: cancel it and everything it started goes with it."""
+
+    def __init__(
+        self,
+        voice: VoiceSession,
+        *,
+        audio: bytes | None = None,
+        text: str | None = None,
+        end_wall: float | None = None,
+    ) -> None:
+        self.voice = voice
+        self.said: str | None = None  # the caller's words, once transcribed
+        self.text = text  # prepared words (a greeting), said without the responder
+        self.end_wall = end_wall
+        self._audio = audio
+        self.played: list[str] = []
+        self.current: tuple[str, float] | None = None  # sentence, fraction played
+        self.replying = False
+        self.first_token: float | None = None
+        self.first_audio: float | None = None
+        self.transcribed: float | None = None
+        self.task = asyncio.get_running_loop().create_task(
+            self._main(), name=f"turn-{voice.session_id}"
+        )
+
+    def spoken(self) -> str:
+        words = list(self.played)
+        if self.current is not None:
+            sentence, fraction = self.current
+            cut = sentence.split()
+            words.append(" ".join(cut[: int(len(cut) * fraction)]))
+        return " ".join(w for w in words if w).strip()
+
+    async def _main(self) -> None:
+        voice = self.voice
+        if self._audio is not None:
+            transcript = await voice.stt.transcribe(self._audio)
+            self.transcribed = voice.clock()
+            voice._emit(
+                TranscriptEvent(
+                    session_id=voice.session_id,
+                    time=self.transcribed,
+                    text=transcript.text,
+                    confidence=transcript.confidence,
+                )
+            )
+            if not transcript.text.strip():
+                return
+            self.said = transcript.text
+        await self._run()
+
+    async def _run(self) -> None:
+        queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue(maxsize=3)
+        producer = asyncio.get_running_loop().create_task(self._produce(queue))
+        try:
+            await self._play(queue)
+            await producer
+        finally:
+            if not producer.done():
+                producer.cancel()
+                with suppress(asyncio.CancelledError):
+                    await producer
+
+    async def _produce(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
+        voice = self.voice
+        splitter = SentenceSplitter()
+        if self.text is not None:
+            for sentence in splitter.feed(self.text) + splitter.flush():
+                await queue.put(await self._synthesize(sentence))
+        elif self.said:
+            self.replying = True
+            stream = voice.responder.reply(self.said)
+            try:
+                async for token in stream:
+                    if self.first_token is None:
+                        self.first_token = voice.clock()
+                    for sentence in splitter.feed(token):
+                        await queue.put(await self._synthesize(sentence))
+            finally:
+                await stream.aclose()  # type: ignore[attr-defined]
+            for sentence in splitter.flush():
+                await queue.put(await self._synthesize(sentence))
+        await queue.put(None)
+
+    async def _synthesize(self, sentence: str) -> tuple[str, bytes]:
+        tts = self.voice.tts
+        pcm = await tts.synthesize(for_speech(sentence))
+        return sentence, resample(pcm, tts.sample_rate, self.voice.output_rate)
+
+    async def _play(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
+        voice = self.voice
+        step = voice.output_rate * voice.frame_ms // 1000 * 2
+        started = voice.clock()
+        sent = 0.0  # seconds of audio sent
+        while (item := await queue.get()) is not None:
+            sentence, pcm = item
+            voice._emit(
+                ReplyTextEvent(session_id=voice.session_id, time=voice.clock(), text=sentence)
+            )
+            self.current = (sentence, 0.0)
+            for offset in range(0, len(pcm), step):
+                if voice.realtime:
+                    # Stay at most `lead_s` ahead of the caller's ear, so a barge-in
+                    # leaves little queued audio to drop.
+                    due = started + sent - voice.lead_s
+                    delay = due - voice.clock()
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                    if sent == 0.0 or voice.clock() - started > sent + 0.5:
+                        started = voice.clock() - sent  # re-anchor after a gap (waiting on TTS)
+                chunk = pcm[offset : offset + step]
+                if len(chunk) < step:
+                    chunk += b"\x00" * (step - len(chunk))
+                frame = AudioFrame(chunk, voice.output_rate, voice.clock())
+                if self.first_audio is None:
+                    self.first_audio = voice.clock()
+                voice._emit(
+                    ReplyAudioEvent(session_id=voice.session_id, time=frame.timestamp, frame=frame)
+                )
+                sent += voice.frame_ms / 1000
+                self.current = (sentence, min(1.0, (offset + step) / len(pcm)))
+            self.played.append(sentence)
+            self.current = None
+
+
+class VoiceSession:
+    def __init__(
+        self,
+        session_id: str,
+        responder: Responder,
+        *,
+        stt: WhisperSTT,
+        tts: PiperTTS,
+        vad: VadConfig | None = None,
+        output_rate: int = 16000,
+        frame_ms: int = 20,
+        realtime: bool = True,
+        lead_s: float = 0.1,
+    ) -> None:
+        self.session_id = session_id
+        self.responder = responder
+        self.stt, self.tts = stt, tts
+        self.output_rate = output_rate
+        self.frame_ms = frame_ms
+        self.realtime = realtime
+        self.lead_s = lead_s
+        self.clock = time.monotonic
+        self.events: asyncio.Queue[VoiceEvent] = asyncio.Queue()
+        self._detector = TurnDetector(vad, VAD_RATE)
+        self._resamplers: dict[int, StreamResampler] = {}
+        self._arrivals: deque[tuple[float, float]] = deque(maxlen=500)  # (stream end, wall)
+        self._stream_s = 0.0
+        self._turn: _Turn | None = None
+        self._done: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    # --- input ------------------------------------------------------------------------------
+
+    async def push(self, frame: AudioFrame) -> None:
+        """Feed caller audio of any supported rate; turns start from here."""
+        if self._closed:
+            return
+        resampler = self._resamplers.setdefault(
+            frame.sample_rate, StreamResampler(frame.sample_rate, VAD_RATE)
+        )
+        pcm = resampler.process(frame.pcm)
+        self._stream_s += len(pcm) / 2 / VAD_RATE
+        self._arrivals.append((self._stream_s, self.clock()))
+        for event in self._detector.feed(pcm):
+            if isinstance(event, SpeechStarted):
+                await self._interrupt()
+                self._emit(SpeechStartedEvent(session_id=self.session_id, time=self.clock()))
+            elif isinstance(event, SpeechEnded):
+                self._emit(
+                    SpeechEndedEvent(
+                        session_id=self.session_id, time=self.clock(), duration=event.duration
+                    )
+                )
+                self._start_turn(event)
+
+    async def say(self, text: str) -> None:
+        """Speak prepared text (a greeting, an operator's words) without the responder."""
+        await self._interrupt()
+        self._track(_Turn(self, text=text))
+
+    # --- turns --------------------------------------------------------------------------------
+
+    def _start_turn(self, ended: SpeechEnded) -> None:
+        self._track(_Turn(self, audio=ended.audio, end_wall=self._wall_at(ended.last_voice)))
+
+    def _track(self, turn: _Turn) -> None:
+        self._turn = turn
+        turn.task.add_done_callback(lambda task: self._finished(turn, task))
+
+    def _finished(self, turn: _Turn, task: asyncio.Task[None]) -> None:
+        if self._turn is turn:
+            self._turn = None
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            log.error("turn_failed session_id=%s error=%r", self.session_id, error)
+            self._emit(
+                ErrorEvent(session_id=self.session_id, time=self.clock(), message=str(error))
+            )
+            return
+        if turn.said is not None or turn.text is not None:
+            self._emit(
+                ReplyDoneEvent(session_id=self.session_id, time=self.clock(), text=turn.spoken())
+            )
+        self._report(turn, interrupted=False)
+
+    async def _interrupt(self) -> None:
+        turn = self._turn
+        if turn is None or turn.task.done():
+            return
+        self._turn = None
+        turn.task.cancel()
+        with suppress(asyncio.CancelledError):
+            await turn.task
+        spoken = turn.spoken()
+        self._emit(InterruptedEvent(session_id=self.session_id, time=self.clock(), spoken=spoken))
+        log.info("barge_in session_id=%s spoken_chars=%d", self.session_id, len(spoken))
+        if turn.replying:
+            await self.responder.interrupted(spoken)
+        self._report(turn, interrupted=True)
+
+    def _report(self, turn: _Turn, *, interrupted: bool) -> None:
+        if turn.end_wall is None:
+            return
+
+        def since(a: float | None, b: float | None) -> float | None:
+            return None if a is None or b is None else max(0.0, b - a)
+
+        metrics = TurnMetrics(
+            speech_s=0.0,
+            stt_s=since(turn.end_wall, turn.transcribed),
+            first_token_s=since(turn.transcribed, turn.first_token),
+            first_audio_s=since(turn.first_token, turn.first_audio),
+            voice_to_voice_s=since(turn.end_wall, turn.first_audio),
+            interrupted=interrupted,
+        )
+        self._emit(
+            TurnMetricsEvent(
+                session_id=self.session_id,
+                time=self.clock(),
+                transcript=turn.said or "",
+                metrics=metrics,
+            )
+        )
+
+    def _wall_at(self, stream_time: float) -> float:
+        """When the sample at `stream_time` arrived: the arrival of the chunk that held it."""
+        for end, wall in self._arrivals:
+            if end >= stream_time:
+                return wall
+        return self.clock()
+
+    def _emit(self, event: VoiceEvent) -> None:
+        self.events.put_nowait(event)
+
+    async def close(self) -> None:
+        self._closed = True
+        await self._interrupt()

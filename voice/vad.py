@@ -1,0 +1,167 @@
+"""Turn-taking with webrtcvad: when the caller starts and stops speaking.
+
+A state machine over 10/20/30 ms frames, in stream time (seconds of audio fed,
+not wall time), so tests and benchmarks are exact:
+
+- silence: the last `preroll_ms` are kept, so first syllables are not cut;
+- voiced frames start a *candidate*; it becomes speech only after
+  `min_speech_ms` of voice (a cough never starts a turn or barges in);
+- speech ends after `stop_ms` of silence (a caller pausing for less keeps the
+  turn), or at `max_utterance_s`.
+
+webrtcvad adapts to its input and, after a loud burst, took a second of steady
+hiss for speech (a test caught it). A frame also has to be spectrally uneven to
+count as voice: measured here, voiced speech has a median spectral flatness of
+0.001 to 0.025, white noise 0.556.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+import webrtcvad
+
+VAD_RATES = (8000, 16000, 32000, 48000)
+
+
+def spectral_flatness(frame: bytes) -> float:
+    """Geometric over arithmetic mean of the power spectrum: near 1 for hiss, near 0 for voice."""
+    samples = np.frombuffer(frame, dtype="<i2").astype(np.float64)
+    power = np.abs(np.fft.rfft(samples * np.hanning(samples.size))) ** 2 + 1e-9
+    return float(np.exp(np.mean(np.log(power))) / np.mean(power))
+
+
+@dataclass(frozen=True, slots=True)
+class VadConfig:
+    aggressiveness: int = 2
+    frame_ms: int = 20
+    preroll_ms: int = 300
+    min_speech_ms: int = 200
+    stop_ms: int = 500
+    max_utterance_s: float = 15.0
+    max_flatness: float = 0.45
+    # A frame this loud keeps a turn open even when not judged voiced: the fading tail
+    # of a word ("like") must not count as the caller's pause. It never starts a turn.
+    sustain_rms: float = 500.0
+
+    def __post_init__(self) -> None:
+        if self.frame_ms not in (10, 20, 30):
+            raise ValueError("webrtcvad takes 10, 20 or 30 ms frames")
+        if not 0 <= self.aggressiveness <= 3:
+            raise ValueError("aggressiveness is 0 to 3")
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechStarted:
+    """Urgent: the caller is speaking (confirmed), at stream time `at` of the first voiced frame."""
+
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechEnded:
+    """The utterance is over. `last_voice` is the end of its last voiced frame."""
+
+    at: float
+    last_voice: float
+    audio: bytes = field(repr=False)
+    sample_rate: int = 16000
+
+    @property
+    def duration(self) -> float:
+        return len(self.audio) / 2 / self.sample_rate
+
+
+VadEvent = SpeechStarted | SpeechEnded
+
+
+class TurnDetector:
+    def __init__(self, config: VadConfig | None = None, sample_rate: int = 16000) -> None:
+        if sample_rate not in VAD_RATES:
+            raise ValueError(f"webrtcvad takes {VAD_RATES} Hz, not {sample_rate}")
+        self.config = config or VadConfig()
+        self.sample_rate = sample_rate
+        self._vad = webrtcvad.Vad(self.config.aggressiveness)
+        self._frame_bytes = sample_rate * self.config.frame_ms // 1000 * 2
+        self._frame_s = self.config.frame_ms / 1000
+        self._pending = b""
+        self._clock = 0.0
+        self._preroll: deque[bytes] = deque(
+            maxlen=max(1, self.config.preroll_ms // self.config.frame_ms)
+        )
+        self._utterance: list[bytes] = []
+        self._voiced_s = 0.0
+        self._silence_s = 0.0
+        self._started_at: float | None = None
+        self._confirmed = False
+        self._last_voice = 0.0
+
+    @property
+    def in_speech(self) -> bool:
+        return self._confirmed
+
+    def feed(self, pcm: bytes) -> list[VadEvent]:
+        """Take PCM16 at the detector's rate, of any length; return what happened, in order."""
+        self._pending += pcm
+        events: list[VadEvent] = []
+        while len(self._pending) >= self._frame_bytes:
+            frame, self._pending = (
+                self._pending[: self._frame_bytes],
+                self._pending[self._frame_bytes :],
+            )
+            events.extend(self._step(frame))
+        return events
+
+    def _step(self, frame: bytes) -> list[VadEvent]:
+        start = self._clock
+        self._clock += self._frame_s
+        voiced = (
+            self._vad.is_speech(frame, self.sample_rate)
+            and spectral_flatness(frame) < self.config.max_flatness
+        )
+        config = self.config
+        if self._started_at is None:
+            if not voiced:
+                self._preroll.append(frame)
+                return []
+            self._started_at = start
+            self._utterance = list(self._preroll)
+            self._preroll.clear()
+            self._voiced_s = self._silence_s = 0.0
+        self._utterance.append(frame)
+        events: list[VadEvent] = []
+        if voiced:
+            self._voiced_s += self._frame_s
+            self._silence_s = 0.0
+            self._last_voice = self._clock
+            if not self._confirmed and self._voiced_s * 1000 >= config.min_speech_ms:
+                self._confirmed = True
+                events.append(SpeechStarted(at=self._started_at))
+        elif self._rms(frame) < config.sustain_rms:
+            self._silence_s += self._frame_s
+        utterance_s = len(self._utterance) * self._frame_s
+        if self._silence_s * 1000 >= config.stop_ms or utterance_s >= config.max_utterance_s:
+            if self._confirmed:
+                events.append(
+                    SpeechEnded(
+                        at=self._clock,
+                        last_voice=self._last_voice,
+                        audio=b"".join(self._utterance),
+                        sample_rate=self.sample_rate,
+                    )
+                )
+            self._reset()
+        return events
+
+    @staticmethod
+    def _rms(frame: bytes) -> float:
+        samples = np.frombuffer(frame, dtype="<i2").astype(np.float64)
+        return float(np.sqrt(np.mean(samples * samples)))
+
+    def _reset(self) -> None:
+        self._utterance = []
+        self._started_at = None
+        self._confirmed = False
+        self._voiced_s = self._silence_s = 0.0
