@@ -166,3 +166,50 @@ async def test_two_clients_never_see_each_others_messages() -> None:
     await asyncio.gather(a.complete("alice secret"), b.complete("bob secret"))
     assert all("bob" not in m.content for m in await a.get_raw_history())
     assert all("alice" not in m.content for m in await b.get_raw_history())
+
+
+async def test_revise_reply_keeps_only_what_the_caller_heard() -> None:
+    engine = echo_engine()
+    s = engine.session("c", "w")
+    await s.complete("first question")
+    await s.complete("tell me everything about it")
+    await s.revise_reply("echo: tell me")
+    assert await s.get_last_assistant_message() == "echo: tell me"
+    assert [m.content for m in await s.get_assistant_history()] == [
+        "echo: first question",
+        "echo: tell me",
+    ]
+
+
+async def test_revise_reply_commits_a_reply_cancelled_before_it_was_stored() -> None:
+    engine = Engine()
+    blocked = asyncio.Event()
+
+    class Slow:
+        async def stream(self, args):
+            from swarm import TextDelta
+
+            yield TextDelta("Part of an answer ")
+            await blocked.wait()
+            yield AssistantMessage(content="Part of an answer never finished")
+
+    engine.add_completion("slow", Slow())
+    engine.add_agent("a", "slow", "Slow.")
+    engine.add_swarm("w", ["a"], "a")
+    s = engine.session("c", "w")
+    stream = s.stream("hi")
+    assert await anext(stream) == "Part of an answer "
+    await stream.aclose()
+    await s.revise_reply("Part of an")
+    assert [(m.role, m.content) for m in await s.get_raw_history()] == [
+        (Role.USER, "hi"),
+        (Role.ASSISTANT, "Part of an"),
+    ]
+
+
+async def test_a_reply_revised_to_nothing_is_not_shown_to_the_model() -> None:
+    engine = echo_engine()
+    s = engine.session("c", "w")
+    await s.complete("hello")
+    await s.revise_reply("")
+    assert [m.content for m in await s.get_agent_history()] == ["hello"]

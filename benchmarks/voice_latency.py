@@ -1,0 +1,107 @@
+"""Voice-to-voice latency per stage, fed in real time like a caller.
+
+    .venv/bin/python benchmarks/voice_latency.py [--turns 20] [--provider scripted|local|both]
+
+The caller is the 4.35 s utterance of issue 4 ("Hello, I would like to buy two
+boxes of paracetamol for my fever, please."), spoken by Piper and streamed in
+20 ms frames on the wall clock, followed by silence. Voice to voice runs from
+the last voiced sample in to the first reply audio out. CPU is process time per
+turn (all threads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from _harness import REPO, pct
+from sqlmodel import Session
+
+from callswarm.app import build_services
+from callswarm.bundled import QWEN_05B, ensure_model
+from callswarm.settings import Settings
+from callswarm.voice_bridge import SwarmResponder
+from models import make_engine
+from models.catalogue import load_catalogue
+from models.search import catalogue_vocabulary
+from voice.events import TurnMetricsEvent
+from voice.frames import AudioFrame
+from voice.resample import resample
+from voice.session import VoiceSession
+from voice.stt import WhisperSTT, bundled_whisper
+from voice.tts import PiperTTS, bundled_voice
+
+UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
+STAGES = ("stt_s", "first_token_s", "first_audio_s", "voice_to_voice_s")
+
+
+async def one_provider(
+    provider: str, turns: int, stt: WhisperSTT, tts: PiperTTS, caller: bytes
+) -> dict:
+    rows: dict[str, list[float]] = {stage: [] for stage in (*STAGES, "cpu_s")}
+    with tempfile.TemporaryDirectory() as tmp:
+        model = ensure_model(QWEN_05B, REPO / "data") if provider == "local" else None
+        services = build_services(
+            Settings(
+                data_dir=Path(tmp), provider=provider, local_model_path=model, idle_timeout=None
+            )
+        )
+        await services.warm_up()
+        for n in range(turns):
+            session = services.engine.session(f"bench-{n}", services.swarm)
+            voice = VoiceSession(f"bench-{n}", SwarmResponder(session), stt=stt, tts=tts)
+            cpu = time.process_time()
+            start = time.monotonic()
+            for i in range(0, len(caller), 640):  # 20 ms frames, paced like a live caller
+                await asyncio.sleep(max(0.0, start + i / 32000 - time.monotonic()))
+                await voice.push(AudioFrame(caller[i : i + 640].ljust(640, b"\0"), 16000))
+            while not isinstance(
+                event := await asyncio.wait_for(voice.events.get(), 120), TurnMetricsEvent
+            ):
+                pass  # every event of the turn; its metrics come last
+            metrics = event.metrics
+            rows["cpu_s"].append(time.process_time() - cpu)
+            for stage in STAGES:
+                value = getattr(metrics, stage)
+                if value is not None:
+                    rows[stage].append(value)
+            await voice.close()
+        await services.aclose()
+    return rows
+
+
+async def main(turns: int, providers: list[str]) -> None:
+    tts = PiperTTS(bundled_voice(), deterministic=True)
+    caller = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 16000
+    db = make_engine("sqlite:///:memory:")
+    load_catalogue(db)
+    with Session(db) as s:
+        vocabulary = catalogue_vocabulary(s)  # as the gateway biases recognition
+    db.dispose()
+    stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary)
+    stt.warm_up()
+    tts.warm_up()
+    print(
+        f"caller: {len(caller) / 32000 - 1:.2f} s of speech + 1 s silence; {turns} turns per provider"
+    )
+    print(f"{'provider':<9} {'stage':<17} {'p50':>7} {'p95':>7}")
+    for provider in providers:
+        rows = await one_provider(provider, turns, stt, tts, caller)
+        for stage, values in rows.items():
+            if values:
+                print(
+                    f"{provider:<9} {stage:<17} {statistics.median(values):>6.2f}s {pct(values, 0.95):>6.2f}s"
+                )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=20)
+    parser.add_argument("--provider", choices=["scripted", "local", "both"], default="both")
+    options = parser.parse_args()
+    chosen = ["scripted", "local"] if options.provider == "both" else [options.provider]
+    asyncio.run(main(options.turns, chosen))

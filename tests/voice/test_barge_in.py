@@ -1,0 +1,100 @@
+"""Barge-in: the caller speaking over a reply stops it and cancels its pending work; a cough does not."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from voice.events import (
+    InterruptedEvent,
+    ReplyAudioEvent,
+    ReplyDoneEvent,
+    ReplyTextEvent,
+    SpeechStartedEvent,
+    TranscriptEvent,
+)
+from voice.frames import AudioFrame
+from voice.session import VoiceSession
+
+from .speech import cough, frames, piper, silence
+
+FIRST = "We have three options for a headache, all in stock today."
+SECOND = "Aspirin costs 2 dollars 49 for a pack of 32 tablets."
+
+
+class SlowResponder:
+    """Says one sentence, then waits for a model that never finishes; records what happened."""
+
+    def __init__(self, *, finish: bool) -> None:
+        self.finish = finish
+        self.closed = asyncio.Event()
+        self.heard: list[str] = []
+        self.revised: list[str] = []
+
+    async def reply(self, text: str) -> AsyncIterator[str]:
+        self.heard.append(text)
+        try:
+            yield FIRST + " "
+            if self.finish:
+                yield SECOND
+            else:
+                await asyncio.Event().wait()  # pending LLM work that only cancellation ends
+        finally:
+            self.closed.set()
+
+    async def interrupted(self, spoken: str) -> None:
+        self.revised.append(spoken)
+
+
+async def events_until(voice: VoiceSession, kind: type, seen: list) -> object:
+    while True:
+        event = await asyncio.wait_for(voice.events.get(), timeout=120)
+        seen.append(event)
+        if isinstance(event, kind):
+            return event
+
+
+async def push(voice: VoiceSession, pcm: bytes) -> None:
+    for chunk in frames(pcm):
+        await voice.push(AudioFrame(chunk, 16000))
+
+
+async def test_speech_over_a_reply_stops_it_cancels_pending_work_and_keeps_only_what_was_heard(
+    stt, tts
+) -> None:
+    responder = SlowResponder(finish=False)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    await push(voice, silence(0.5) + piper(tts, "I need something for a headache.") + silence(0.8))
+    seen: list = []
+    await events_until(voice, ReplyAudioEvent, seen)  # the reply is playing
+
+    await push(voice, piper(tts, "Wait, stop, I want ibuprofen.") + silence(0.8))
+    interrupted = await events_until(voice, InterruptedEvent, seen)
+    after: list = []
+    transcript = await events_until(voice, TranscriptEvent, after)
+
+    assert "ibuprofen" in transcript.text.lower()
+    # Nothing of the old reply plays after the interruption.
+    assert not [e for e in after if isinstance(e, (ReplyAudioEvent, ReplyTextEvent))]
+    assert any(isinstance(e, SpeechStartedEvent) for e in after)
+    # The pending model work was cancelled, and the history keeps only what was heard.
+    assert responder.closed.is_set()
+    assert responder.revised == [interrupted.spoken]
+    assert FIRST.startswith(interrupted.spoken) and len(interrupted.spoken) < len(FIRST)
+    await voice.close()
+
+
+async def test_a_cough_during_a_reply_does_not_interrupt_it(stt, tts) -> None:
+    responder = SlowResponder(finish=True)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    await push(voice, silence(0.5) + piper(tts, "I need something for a headache.") + silence(0.8))
+    seen: list = []
+    await events_until(voice, ReplyAudioEvent, seen)
+
+    await push(voice, cough(0.1) + silence(0.6))
+    done = await events_until(voice, ReplyDoneEvent, seen)
+
+    assert not [e for e in seen if isinstance(e, InterruptedEvent)]
+    assert done.text == f"{FIRST} {SECOND}"
+    assert responder.revised == []
+    await voice.close()
