@@ -93,6 +93,48 @@ def model_install(config: ConfigOption = None) -> None:
     typer.echo(str(path))
 
 
+@app.command()
+def say(
+    text: Annotated[str, typer.Argument(help="What to say.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The WAV to write.")],
+) -> None:
+    """Speak text with the bundled Piper voice into a WAV file."""
+    from callswarm.voice_cli import say as speak
+
+    seconds = speak(text, output)
+    typer.echo(f"{output}: {seconds:.2f} s")
+
+
+@app.command()
+def transcribe(
+    wav: Annotated[Path, typer.Argument(exists=True, help="A WAV file.")],
+    config: ConfigOption = None,
+) -> None:
+    """Transcribe a WAV file with the bundled Whisper, biased towards the catalogue."""
+    from callswarm.voice_cli import transcribe as hear
+
+    text, confidence = hear(_settings(config), wav)
+    typer.echo(text)
+    typer.echo(f"(confidence {confidence:.2f})", err=True)
+
+
+@app.command()
+def talk(
+    wav: Annotated[Path, typer.Argument(exists=True, help="The caller's WAV file.")],
+    output: Annotated[Path, typer.Option("-o", "--output", help="The reply WAV to write.")],
+    provider: Annotated[str | None, typer.Option(help="local, scripted, ollama or openai.")] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Run one caller file through the whole voice loop and write the spoken reply."""
+    from callswarm.voice_cli import talk as converse
+
+    turns = asyncio.run(converse(_settings(config, provider=provider), wav, output))
+    for said, replied in turns:
+        typer.echo(f"caller: {said}")
+        typer.echo(f"reply:  {replied}")
+    typer.echo(f"{output} written")
+
+
 def event_json(event: object) -> str:
     from swarm import event_name
 

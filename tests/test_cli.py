@@ -87,3 +87,18 @@ def test_bad_settings_are_one_clear_line(tmp_path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("error: invalid settings: provider:")
     assert "Traceback" not in result.stderr
+
+
+def test_say_transcribe_and_talk_round_trip(tmp_path) -> None:
+    env = base_env(tmp_path)
+    caller, reply = tmp_path / "caller.wav", tmp_path / "reply.wav"
+    said = run_cli(["say", "Do you have any ibuprofen?", "-o", str(caller)], "", env)
+    assert said.returncode == 0, said.stderr
+    heard = run_cli(["transcribe", str(caller)], "", env)
+    assert heard.returncode == 0, heard.stderr
+    assert "ibuprofen" in heard.stdout.lower()
+    talked = run_cli(["talk", str(caller), "-o", str(reply), "--provider", "scripted"], "", env)
+    assert talked.returncode == 0, talked.stderr
+    assert "reply:  We have Ibuprofen" in talked.stdout
+    back = run_cli(["transcribe", str(reply)], "", env)
+    assert "ibuprofen" in back.stdout.lower() and "order" in back.stdout.lower()

@@ -315,6 +315,11 @@ class VoiceSession:
     def _emit(self, event: VoiceEvent) -> None:
         self.events.put_nowait(event)
 
+    @property
+    def busy(self) -> bool:
+        """A turn is being transcribed, answered or played."""
+        return self._turn is not None and not self._turn.task.done()
+
     async def close(self) -> None:
         self._closed = True
         await self._interrupt()
