@@ -117,17 +117,19 @@ class SqlSessionStore:
             db.add(row)
             db.commit()
 
-    def _append_message(self, client_id: str, message: Message) -> None:
+    def _insert_once(self, row: MessageRow | ThreadMessageRow, *where: Any) -> None:
+        """Insert unless (log, seq) is there: a retried write may have reached the database."""
         with Session(self._engine) as db:
-            exists = db.exec(
-                select(MessageRow.id).where(
-                    MessageRow.client_id == client_id, MessageRow.seq == message.seq
-                )
-            ).first()
-            if exists is not None:
-                return  # a retried write that did reach the database the first time
-            db.add(MessageRow(client_id=client_id, mode=message.mode.value, **_row(message)))
-            db.commit()
+            if db.exec(select(type(row).id).where(*where)).first() is None:
+                db.add(row)
+                db.commit()
+
+    def _append_message(self, client_id: str, message: Message) -> None:
+        self._insert_once(
+            MessageRow(client_id=client_id, mode=message.mode.value, **_row(message)),
+            MessageRow.client_id == client_id,
+            MessageRow.seq == message.seq,
+        )
 
     def _revise_message(self, client_id: str, seq: int, content: str) -> None:
         with Session(self._engine) as db:
@@ -153,13 +155,8 @@ class SqlSessionStore:
                 db.commit()
 
     def _append_thread_message(self, thread_id: str, message: Message) -> None:
-        with Session(self._engine) as db:
-            exists = db.exec(
-                select(ThreadMessageRow.id).where(
-                    ThreadMessageRow.thread_id == thread_id, ThreadMessageRow.seq == message.seq
-                )
-            ).first()
-            if exists is not None:
-                return
-            db.add(ThreadMessageRow(thread_id=thread_id, **_row(message)))
-            db.commit()
+        self._insert_once(
+            ThreadMessageRow(thread_id=thread_id, **_row(message)),
+            ThreadMessageRow.thread_id == thread_id,
+            ThreadMessageRow.seq == message.seq,
+        )

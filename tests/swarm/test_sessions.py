@@ -12,6 +12,7 @@ from swarm import (
     Rule,
     ScriptedBackend,
     SessionState,
+    TextDelta,
 )
 from swarm.errors import SessionClosed
 
@@ -20,6 +21,26 @@ def echo_engine(**options) -> Engine:
     engine = Engine(**options)
     engine.add_completion("s", ScriptedBackend([Rule("(.*)", reply="echo: {1}")]))
     engine.add_agent("a", "s", "Echo.")
+    engine.add_swarm("w", ["a"], "a")
+    return engine
+
+
+class NeverFinishes:
+    """Streams some words, then waits for a model that never completes."""
+
+    def __init__(self, words: str) -> None:
+        self.words = words
+
+    async def stream(self, args):
+        yield TextDelta(self.words)
+        await asyncio.Event().wait()
+        yield AssistantMessage(content=self.words)
+
+
+def never_finishing_engine(words: str) -> Engine:
+    engine = Engine()
+    engine.add_completion("slow", NeverFinishes(words))
+    engine.add_agent("a", "slow", "Slow.")
     engine.add_swarm("w", ["a"], "a")
     return engine
 
@@ -136,21 +157,7 @@ async def test_stream_yields_text_as_written_and_records_the_whole_reply() -> No
 
 
 async def test_closing_a_stream_cancels_the_turn_and_frees_the_session() -> None:
-    engine = Engine()
-    blocked = asyncio.Event()
-
-    class Slow:
-        async def stream(self, args):
-            from swarm import TextDelta
-
-            yield TextDelta("First words ")
-            await blocked.wait()
-            yield AssistantMessage(content="First words never finished")
-
-    engine.add_completion("slow", Slow())
-    engine.add_agent("a", "slow", "Slow.")
-    engine.add_swarm("w", ["a"], "a")
-    s = engine.session("c", "w")
+    s = never_finishing_engine("First words ").session("c", "w")
     stream = s.stream("hi")
     assert await anext(stream) == "First words "
     await stream.aclose()
@@ -182,21 +189,7 @@ async def test_revise_reply_keeps_only_what_the_caller_heard() -> None:
 
 
 async def test_revise_reply_commits_a_reply_cancelled_before_it_was_stored() -> None:
-    engine = Engine()
-    blocked = asyncio.Event()
-
-    class Slow:
-        async def stream(self, args):
-            from swarm import TextDelta
-
-            yield TextDelta("Part of an answer ")
-            await blocked.wait()
-            yield AssistantMessage(content="Part of an answer never finished")
-
-    engine.add_completion("slow", Slow())
-    engine.add_agent("a", "slow", "Slow.")
-    engine.add_swarm("w", ["a"], "a")
-    s = engine.session("c", "w")
+    s = never_finishing_engine("Part of an answer ").session("c", "w")
     stream = s.stream("hi")
     assert await anext(stream) == "Part of an answer "
     await stream.aclose()
