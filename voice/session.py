@@ -63,11 +63,13 @@ class _Turn:
         audio: bytes | None = None,
         text: str | None = None,
         end_wall: float | None = None,
+        speech_s: float = 0.0,
     ) -> None:
         self.voice = voice
         self.said: str | None = None  # the caller's words, once transcribed
         self.text = text  # prepared words (a greeting), said without the responder
         self.end_wall = end_wall
+        self.speech_s = speech_s
         self._audio = audio
         self.played: list[str] = []
         self.current: tuple[str, float] | None = None  # sentence, fraction played
@@ -242,7 +244,14 @@ class VoiceSession:
     # --- turns --------------------------------------------------------------------------------
 
     def _start_turn(self, ended: SpeechEnded) -> None:
-        self._track(_Turn(self, audio=ended.audio, end_wall=self._wall_at(ended.last_voice)))
+        self._track(
+            _Turn(
+                self,
+                audio=ended.audio,
+                end_wall=self._wall_at(ended.last_voice),
+                speech_s=ended.duration,
+            )
+        )
 
     def _track(self, turn: _Turn) -> None:
         self._turn = turn
@@ -289,7 +298,7 @@ class VoiceSession:
             return None if a is None or b is None else max(0.0, b - a)
 
         metrics = TurnMetrics(
-            speech_s=0.0,
+            speech_s=turn.speech_s,
             stt_s=since(turn.end_wall, turn.transcribed),
             first_token_s=since(turn.transcribed, turn.first_token),
             first_audio_s=since(turn.first_token, turn.first_audio),

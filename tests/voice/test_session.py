@@ -60,6 +60,7 @@ async def test_a_caller_wav_gets_a_spoken_reply_that_says_the_reply_text(
         assert await session.get_agent_name() == "sales"
         assert await session.get_last_assistant_message() == done.text
         assert metrics.metrics.voice_to_voice_s is not None and not metrics.metrics.interrupted
+        assert 1.0 < metrics.metrics.speech_s < 3.5  # the caller's utterance, pre-roll included
         await voice.close()
     finally:
         await services.aclose()
