@@ -34,9 +34,16 @@ from voice.frames import AudioFrame
 from voice.normalize import for_speech
 from voice.resample import StreamResampler, resample
 from voice.sentences import SentenceSplitter
-from voice.stt import WhisperSTT
+from voice.stt import Transcript, WhisperSTT
 from voice.tts import PiperTTS
-from voice.vad import SpeechEnded, SpeechStarted, TurnDetector, VadConfig
+from voice.vad import (
+    SpeechEnded,
+    SpeechPaused,
+    SpeechResumed,
+    SpeechStarted,
+    TurnDetector,
+    VadConfig,
+)
 
 log = logging.getLogger("voice.session")
 
@@ -64,6 +71,7 @@ class _Turn:
         text: str | None = None,
         end_wall: float | None = None,
         speech_s: float = 0.0,
+        transcript: asyncio.Task[Transcript] | None = None,
     ) -> None:
         self.voice = voice
         self.said: str | None = None  # the caller's words, once transcribed
@@ -71,6 +79,7 @@ class _Turn:
         self.end_wall = end_wall
         self.speech_s = speech_s
         self._audio = audio
+        self._transcript = transcript  # decoded during the caller's pause, if they stayed silent
         self.played: list[str] = []
         self.current: tuple[str, float] | None = None  # sentence, fraction played
         self.replying = False
@@ -92,7 +101,10 @@ class _Turn:
     async def _main(self) -> None:
         voice = self.voice
         if self._audio is not None:
-            transcript = await voice.stt.transcribe(self._audio)
+            if self._transcript is not None:
+                transcript = await self._transcript
+            else:
+                transcript = await voice.stt.transcribe(self._audio)
             self.transcribed = voice.clock()
             voice._emit(
                 TranscriptEvent(
@@ -209,6 +221,7 @@ class VoiceSession:
         self._arrivals: deque[tuple[float, float]] = deque(maxlen=500)  # (stream end, wall)
         self._stream_s = 0.0
         self._turn: _Turn | None = None
+        self._speculation: asyncio.Task[Transcript] | None = None
         self._done: set[asyncio.Task[None]] = set()
         self._closed = False
 
@@ -228,6 +241,10 @@ class VoiceSession:
             if isinstance(event, SpeechStarted):
                 await self._interrupt()
                 self._emit(SpeechStartedEvent(session_id=self.session_id, time=self.clock()))
+            elif isinstance(event, SpeechPaused):
+                self._speculate(event.audio)
+            elif isinstance(event, SpeechResumed):
+                self._speculate(None)
             elif isinstance(event, SpeechEnded):
                 self._emit(
                     SpeechEndedEvent(
@@ -243,13 +260,27 @@ class VoiceSession:
 
     # --- turns --------------------------------------------------------------------------------
 
+    def _speculate(self, audio: bytes | None) -> None:
+        """Decode the utterance so far while the caller pauses; drop it if they go on."""
+        if self._speculation is not None:
+            self._speculation.cancel()
+        self._speculation = (
+            None
+            if audio is None
+            else asyncio.get_running_loop().create_task(self.stt.transcribe(audio))
+        )
+
     def _start_turn(self, ended: SpeechEnded) -> None:
+        # Only voice withdraws a pause's decode, and the audio after it is silence, so
+        # the speculative transcript is the utterance's transcript.
+        speculation, self._speculation = self._speculation, None
         self._track(
             _Turn(
                 self,
                 audio=ended.audio,
                 end_wall=self._wall_at(ended.last_voice),
                 speech_s=ended.duration,
+                transcript=speculation,
             )
         )
 
@@ -331,4 +362,5 @@ class VoiceSession:
 
     async def close(self) -> None:
         self._closed = True
+        self._speculate(None)
         await self._interrupt()

@@ -41,6 +41,9 @@ class VadConfig:
     min_speech_ms: int = 200
     stop_ms: int = 500
     max_utterance_s: float = 15.0
+    # After this much silence the utterance so far is offered for speculative decoding
+    # (`SpeechPaused`); voice before `stop_ms` withdraws it (`SpeechResumed`). 0: never.
+    early_ms: int = 200
     max_flatness: float = 0.45
     # A frame this loud keeps a turn open even when not judged voiced: the fading tail
     # of a word ("like") must not count as the caller's pause. It never starts a turn.
@@ -74,7 +77,22 @@ class SpeechEnded:
         return len(self.audio) / 2 / self.sample_rate
 
 
-VadEvent = SpeechStarted | SpeechEnded
+@dataclass(frozen=True, slots=True)
+class SpeechPaused:
+    """The caller paused: `audio` is the utterance so far, worth decoding already."""
+
+    at: float
+    audio: bytes = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechResumed:
+    """The caller went on after a pause: what `SpeechPaused` offered is stale."""
+
+    at: float
+
+
+VadEvent = SpeechStarted | SpeechPaused | SpeechResumed | SpeechEnded
 
 
 class TurnDetector:
@@ -96,6 +114,7 @@ class TurnDetector:
         self._silence_s = 0.0
         self._started_at: float | None = None
         self._confirmed = False
+        self._paused = False
         self._last_voice = 0.0
 
     @property
@@ -136,11 +155,18 @@ class TurnDetector:
             self._voiced_s += self._frame_s
             self._silence_s = 0.0
             self._last_voice = self._clock
+            if self._paused:
+                self._paused = False
+                events.append(SpeechResumed(at=start))
             if not self._confirmed and self._voiced_s * 1000 >= config.min_speech_ms:
                 self._confirmed = True
                 events.append(SpeechStarted(at=self._started_at))
         elif self._rms(frame) < config.sustain_rms:
             self._silence_s += self._frame_s
+        early = config.early_ms
+        if self._confirmed and not self._paused and early and self._silence_s * 1000 >= early:
+            self._paused = True
+            events.append(SpeechPaused(at=self._clock, audio=b"".join(self._utterance)))
         utterance_s = len(self._utterance) * self._frame_s
         if self._silence_s * 1000 >= config.stop_ms or utterance_s >= config.max_utterance_s:
             if self._confirmed:
@@ -164,4 +190,5 @@ class TurnDetector:
         self._utterance = []
         self._started_at = None
         self._confirmed = False
+        self._paused = False
         self._voiced_s = self._silence_s = 0.0

@@ -62,3 +62,23 @@ def test_a_long_monologue_is_cut_at_the_maximum_utterance(tts) -> None:
     speech = piper(tts, "I am going to keep talking about many products for quite a while now.")
     turns = ended(run(speech + speech + silence(0.6), VadConfig(max_utterance_s=3.0)))
     assert turns and turns[0].duration == pytest.approx(3.0, abs=0.05)
+
+
+def test_a_pause_offers_the_utterance_so_far_and_voice_withdraws_it(tts) -> None:
+    from voice.vad import SpeechPaused, SpeechResumed
+
+    first, rest = trim(piper(tts, "I would like")), trim(piper(tts, "two boxes of ibuprofen."))
+    events = run(silence(0.5) + first + silence(0.3) + rest + silence(1.0))
+    kinds = [type(e).__name__ for e in events]
+    assert kinds == [
+        "SpeechStarted",
+        "SpeechPaused",
+        "SpeechResumed",
+        "SpeechPaused",
+        "SpeechEnded",
+    ]
+    last_pause = [e for e in events if isinstance(e, SpeechPaused)][-1]
+    end = ended(events)[0]
+    # What was offered for decoding is the utterance; only silence came after it.
+    assert end.audio.startswith(last_pause.audio)
+    assert all(not isinstance(e, SpeechResumed) for e in events[events.index(last_pause) :])
