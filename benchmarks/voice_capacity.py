@@ -54,12 +54,15 @@ async def caller(voice: VoiceSession, audio: bytes) -> tuple[float, float]:
             return event.metrics.voice_to_voice_s or float("nan"), worst_gap
 
 
-async def main(counts: list[int]) -> None:
-    tts = PiperTTS(bundled_voice(), deterministic=True)
-    stt = WhisperSTT(bundled_whisper(), vocabulary=["Paracetamol", "Ibuprofen"])
+async def main(counts: list[int], workers: int, threads: int, tts_workers: int) -> None:
+    tts = PiperTTS(bundled_voice(), deterministic=True, workers=tts_workers)
+    stt = WhisperSTT(
+        bundled_whisper(), vocabulary=["Paracetamol", "Ibuprofen"], workers=workers, threads=threads
+    )
     stt.warm_up()
     audio = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 16000
     cores = os.cpu_count() or 1
+    print(f"STT: {workers} worker(s) x {threads} thread(s); TTS: {tts_workers} worker(s)")
     print(f"{'callers':>7} {'v2v p50':>8} {'v2v p95':>8} {'worst gap':>10} {'CPU':>6}  sustained")
     baseline = None
     for n in counts:
@@ -95,5 +98,9 @@ async def main(counts: list[int]) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--callers", default="1,2,4,6,8,10")
+    parser.add_argument("--stt-workers", type=int, default=2)
+    parser.add_argument("--stt-threads", type=int, default=1)
+    parser.add_argument("--tts-workers", type=int, default=2)
     options = parser.parse_args()
-    asyncio.run(main([int(n) for n in options.callers.split(",")]))
+    counts = [int(n) for n in options.callers.split(",")]
+    asyncio.run(main(counts, options.stt_workers, options.stt_threads, options.tts_workers))

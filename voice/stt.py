@@ -45,15 +45,24 @@ class WhisperSTT:
         # Measured on 24 synthesised phrases: beam 1 heard 20 names right and once a wrong
         # product ("loperamide" as "loratadine"); beam 3 heard 22, none wrong, +0.17 s.
         beam_size: int = 3,
-        threads: int = 2,
+        # Two decodes of one thread each: a lone caller's decode is barely slower with
+        # speculation, and callers whose turns end together no longer queue behind one
+        # decode (benchmarks/voice_capacity.py, docs/performance.md).
+        threads: int = 1,
+        workers: int = 2,
     ) -> None:
         from faster_whisper import WhisperModel
 
         started = time.perf_counter()
         self._model = WhisperModel(
-            str(model_path), device="cpu", compute_type="int8", cpu_threads=threads
+            str(model_path),
+            device="cpu",
+            compute_type="int8",
+            cpu_threads=threads,
+            num_workers=workers,
         )
-        self._lock = threading.Lock()  # one decode at a time: two would only share the cores
+        # CTranslate2 runs up to `workers` decodes at once; more callers wait their turn.
+        self._slots = threading.BoundedSemaphore(workers)
         self.beam_size = beam_size
         self.hotwords = ", ".join(vocabulary) if vocabulary else None
         log.info("stt_loaded path=%s ms=%.0f", model_path, (time.perf_counter() - started) * 1000)
@@ -63,7 +72,7 @@ class WhisperSTT:
             raise ValueError("whisper takes 16 kHz audio")
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         started = time.perf_counter()
-        with self._lock:
+        with self._slots:
             segments, _info = self._model.transcribe(
                 audio,
                 language="en",

@@ -19,14 +19,17 @@ def bundled_voice() -> Path:
 
 
 class PiperTTS:
-    def __init__(self, model_path: Path | str, *, deterministic: bool = False) -> None:
+    def __init__(
+        self, model_path: Path | str, *, deterministic: bool = False, workers: int = 2
+    ) -> None:
         from piper import PiperVoice
         from piper.config import SynthesisConfig
 
         started = time.perf_counter()
         self._voice = PiperVoice.load(str(model_path))
         self.sample_rate: int = self._voice.config.sample_rate
-        self._lock = threading.Lock()
+        # onnxruntime sessions may run concurrently; `workers` bounds how many at once.
+        self._slots = threading.BoundedSemaphore(workers)
         # Piper samples noise for natural prosody; tests and benchmarks need the same
         # audio for the same text.
         self._config = (
@@ -36,7 +39,7 @@ class PiperTTS:
 
     def synthesize_sync(self, text: str) -> bytes:
         """PCM16 mono at `sample_rate`; Piper's iterator is consumed here, in the worker."""
-        with self._lock:
+        with self._slots:
             chunks = self._voice.synthesize(text, syn_config=self._config)
             return b"".join(chunk.audio_int16_bytes for chunk in chunks)
 
