@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from callswarm.app import Services, build_services  # noqa: E402
+from callswarm.settings import Settings  # noqa: E402
 from swarm import Engine, Session, SwarmEvent  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -28,3 +33,21 @@ async def timed_turn(
         reply = await session.complete(line)
         elapsed = time.perf_counter() - started
         return elapsed, reply, events.drain()
+
+
+@asynccontextmanager
+async def fresh_services(
+    provider: str, model: Path | None
+) -> AsyncIterator[tuple[Services, float]]:
+    """The whole service on a throwaway database, warmed up; yields it and the warm-up seconds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            data_dir=Path(tmp), provider=provider, local_model_path=model, idle_timeout=None
+        )
+        services = build_services(settings)
+        started = time.perf_counter()
+        await services.warm_up()
+        try:
+            yield services, time.perf_counter() - started
+        finally:
+            await services.aclose()

@@ -13,16 +13,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import tempfile
-import time
 from pathlib import Path
 
-from _harness import REPO, pct, timed_turn
+from _harness import REPO, fresh_services, pct, timed_turn
 from sqlmodel import Session, select
 
-from callswarm.app import build_services
 from callswarm.bundled import QWEN_05B, ensure_model
-from callswarm.settings import Settings
 from models.shop import Order, OrderStatus
 from swarm import AgentChanged
 
@@ -51,14 +47,8 @@ async def play(
     warmups: list[float] = []
     purchases = 0
     for n in range(repeat):
-        with tempfile.TemporaryDirectory() as tmp:
-            settings = Settings(
-                data_dir=Path(tmp), provider=provider, local_model_path=model, idle_timeout=None
-            )
-            services = build_services(settings)
-            started = time.perf_counter()
-            await services.warm_up()
-            warmups.append(time.perf_counter() - started)
+        async with fresh_services(provider, model) as (services, warm):
+            warmups.append(warm)
             for name, lines in SCRIPTS.items():
                 session = services.engine.session(f"{name}-{n}", services.swarm)
                 await session.emit(services.greeting)
@@ -72,7 +62,6 @@ async def play(
                 purchases += len(
                     db.exec(select(Order).where(Order.status == OrderStatus.CONFIRMED)).all()
                 )
-            await services.aclose()
     return turns, warmups, purchases
 
 

@@ -13,15 +13,11 @@ import argparse
 import asyncio
 import resource
 import statistics
-import tempfile
-import time
 from pathlib import Path
 
-from _harness import REPO, pct, timed_turn
+from _harness import REPO, fresh_services, pct, timed_turn
 
-from callswarm.app import build_services
 from callswarm.bundled import QWEN_05B, ensure_model
-from callswarm.settings import Settings
 from swarm import ToolCalled
 
 NAV, SEARCH = "navigate_to_sales", "search_products"
@@ -63,14 +59,7 @@ CASES: list[list[tuple[str, set[str] | list[set[str]]]]] = [
 
 async def run(provider: str, model: Path) -> None:
     right, total, latencies, failures = 0, 0, [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            data_dir=Path(tmp), provider=provider, local_model_path=model, idle_timeout=None
-        )
-        services = build_services(settings)
-        started = time.perf_counter()
-        await services.warm_up()
-        warm = time.perf_counter() - started
+    async with fresh_services(provider, model) as (services, warm):
         for n, case in enumerate(CASES):
             session = services.engine.session(f"case-{n}", services.swarm)
             await session.emit(services.greeting)
@@ -85,7 +74,6 @@ async def run(provider: str, model: Path) -> None:
                     failures.append(
                         f"{line!r}: {sorted(called)} (wanted {expected}) -> {reply[:60]!r}"
                     )
-        await services.aclose()
     print(f"model: {model.name if provider == 'local' else provider}")
     print(f"warm-up {warm:.1f} s; right turns {right}/{total} ({100 * right / total:.0f}%)")
     print(

@@ -193,10 +193,22 @@ def set_quantity(
     return view_order(db, order=order)
 
 
-def remove_product(db: Session, *, customer_id: int, sku: str, name: str) -> OrderView:
+def _require_pending(db: Session, customer_id: int) -> Order:
     order = pending_order(db, customer_id=customer_id)
     if order is None:
         raise NoPendingOrder()
+    return order
+
+
+def _saved(db: Session, order: Order) -> OrderView:
+    db.add(order)
+    db.commit()
+    db.refresh(order)
+    return view_order(db, order=order)
+
+
+def remove_product(db: Session, *, customer_id: int, sku: str, name: str) -> OrderView:
+    order = _require_pending(db, customer_id)
     line = db.exec(
         select(OrderLine).where(OrderLine.order_id == order.id, OrderLine.sku == sku)
     ).first()
@@ -204,9 +216,7 @@ def remove_product(db: Session, *, customer_id: int, sku: str, name: str) -> Ord
         raise NotInOrder(name)
     db.delete(line)
     _touch(db, order)
-    db.commit()
-    db.refresh(order)
-    return view_order(db, order=order)
+    return _saved(db, order)
 
 
 def cancel_pending(db: Session, *, customer_id: int) -> OrderView | None:
@@ -214,17 +224,12 @@ def cancel_pending(db: Session, *, customer_id: int) -> OrderView | None:
     if order is None:
         return None
     order.status = OrderStatus.CANCELLED
-    db.add(order)
-    db.commit()
-    db.refresh(order)
-    return view_order(db, order=order)
+    return _saved(db, order)
 
 
 def mark_read_back(db: Session, *, customer_id: int, revision: int, seq: int) -> OrderView:
     """Record that the caller has just heard version `revision` of the order, at message `seq`."""
-    order = pending_order(db, customer_id=customer_id)
-    if order is None:
-        raise NoPendingOrder()
+    order = _require_pending(db, customer_id)
     if order.revision != revision:
         raise OrderError("the order changed while it was being read back")
     order.read_back_revision, order.read_back_seq = order.revision, seq
