@@ -100,7 +100,10 @@ def _similarity(a: str, b: str) -> float:
         return letters
     if key_a == key_b and len(key_a) >= 6:
         return max(letters, 0.95)  # six consonants in order rarely agree by chance
-    return max(letters, (letters + ratio(key_a, key_b) / 100) / 2)
+    # The key keeps a leading vowel, so a misheard opening ("mompersol" for omeprazole)
+    # costs as much as a wrong consonant; compare the keys without it too.
+    sounds = max(ratio(key_a, key_b), ratio(key_a.lstrip("aeiou"), key_b.lstrip("aeiou")))
+    return max(letters, (letters + sounds / 100) / 2)
 
 
 def _tokens(query: str) -> list[str]:
@@ -120,43 +123,51 @@ def content_words(text: str) -> list[str]:
     ]
 
 
-def _ngrams(tokens: list[str], max_n: int = 4) -> set[str]:
+def _windows(tokens: list[str], max_n: int = 4) -> set[tuple[str, ...]]:
     grams = set()
     for n in range(1, max_n + 1):
         for i in range(len(tokens) - n + 1):
-            window = tokens[i : i + n]
+            window = tuple(tokens[i : i + n])
             if all(t in _STOP or t in _NUMBER_WORDS or t.isdigit() for t in window):
                 continue
-            grams.add("".join(window))
-    return {g for g in grams if len(g) >= 3}
+            grams.add(window)
+    return {g for g in grams if len("".join(g)) >= 3}
+
+
+def _without_shared_form(gram: tuple[str, ...], target: tuple[str, ...]) -> tuple[str, str]:
+    """"resin tablets" against "Iron Tablets": the shared "tablets" says nothing of which
+    product, so only "resin" and "iron" are compared."""
+    if len(gram) > 1 and len(target) > 1 and gram[-1] == target[-1] and gram[-1] in _FORMS:
+        gram, target = gram[:-1], target[:-1]
+    return "".join(gram), "".join(target)
 
 
 @lru_cache(maxsize=1024)
-def _targets(name: str, ingredient: str) -> tuple[tuple[str, float], ...]:
-    """Strings a caller may say for a product, with how much a match on each counts."""
-    words = _tokens(name)
-    out = {"".join(words): 1.0}
+def _targets(name: str, ingredient: str) -> tuple[tuple[tuple[str, ...], float], ...]:
+    """Words a caller may say for a product, with how much a match on each counts."""
+    words = tuple(_tokens(name))
+    out = {words: 1.0}
     for n in (2, 3):  # "cold sore" in "Aciclovir Cold Sore Cream"
         for i in range(len(words) - n + 1):
-            out.setdefault("".join(words[i : i + n]), 0.95)
+            out.setdefault(words[i : i + n], 0.95)
     for word in words:
         if len(word) >= 5 and word not in _STOP and word not in _GENERIC:
-            out.setdefault(word, 0.95)
-    first = _tokens(ingredient.split(",")[0].split(" and ")[0])
+            out.setdefault((word,), 0.95)
+    first = tuple(_tokens(ingredient.split(",")[0].split(" and ")[0]))
     if first:
-        out.setdefault("".join(first), 0.9)
+        out.setdefault(first, 0.9)
     return tuple(out.items())
 
 
 def _fuzzy_scores(products: list[Product], query: str) -> dict[str, float]:
-    tokens = _tokens(query)
-    grams = _ngrams(tokens)
-    spoken = max((len(g) for g in grams), default=1)
+    windows = _windows(_tokens(query))
+    spoken = max((len("".join(w)) for w in windows), default=1)
     scores: dict[str, float] = {}
     for product in products:
         best = 0.0
-        for target, weight in _targets(product.name, product.active_ingredient):
-            for gram in grams:
+        for words, weight in _targets(product.name, product.active_ingredient):
+            for window in windows:
+                gram, target = _without_shared_form(window, words)
                 # Cheap length filter first: a 4-letter gram is never a 12-letter name.
                 if abs(len(gram) - len(target)) > max(4, len(target) // 2):
                     continue
