@@ -135,8 +135,8 @@ def _windows(tokens: list[str], max_n: int = 4) -> set[tuple[str, ...]]:
 
 
 def _without_shared_form(gram: tuple[str, ...], target: tuple[str, ...]) -> tuple[str, str]:
-    """"resin tablets" against "Iron Tablets": the shared "tablets" says nothing of which
-    product, so only "resin" and "iron" are compared."""
+    """A shared form word says nothing of which product: for "resin tablets" against
+    "Iron Tablets", only "resin" and "iron" are compared."""
     if len(gram) > 1 and len(target) > 1 and gram[-1] == target[-1] and gram[-1] in _FORMS:
         gram, target = gram[:-1], target[:-1]
     return "".join(gram), "".join(target)
