@@ -135,12 +135,13 @@ def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
             ),
             Rule(_HOURS, reply=f"We are open {shop.hours}.", agent=TRIAGE),
             Rule(_WHERE, reply=f"We are at {shop.address}.", agent=TRIAGE),
+            Rule(_SHOPPING, tool="navigate_to_sales", agent=TRIAGE),
+            # Only a bare greeting gets one back: "Hello, I'd like paracetamol" is shopping.
             Rule(
-                r"\b(greet|hello|hi|hey|good (morning|afternoon|evening))\b",
+                r"(?i)^\W*(greet|hello|hi|hey|good (morning|afternoon|evening))\b[\s\w,.!?']{0,12}$",
                 reply=greeting,
                 agent=TRIAGE,
             ),
-            Rule(_SHOPPING, tool="navigate_to_sales", agent=TRIAGE),
             # Anything else that could name a product ("Paris at them all") is for sales too.
             Rule(r"(?s).+", respond=_route_if_sellable, agent=TRIAGE),
             # Sales.

@@ -43,14 +43,17 @@ class SentenceSplitter:
         return [rest] if rest else []
 
     def _next_cut(self) -> int | None:
+        cut = None
         for match in _END.finditer(self._buffer):
             if match.group(0).startswith("\n") or not self._false_end(match.start()):
-                return match.end()
+                cut = match.end()
+                break
         if self._first:
-            for match in _CLAUSE.finditer(self._buffer):
+            # Whichever comes first: a reply that arrives whole must still start short.
+            for match in _CLAUSE.finditer(self._buffer, 0, cut or len(self._buffer)):
                 if len(self._buffer[: match.start()].split()) >= self._first_clause_words:
                     return match.end()
-        return None
+        return cut
 
     def _false_end(self, dot: int) -> bool:
         if self._buffer[dot] != ".":

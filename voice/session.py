@@ -83,6 +83,7 @@ class _Turn:
         self.played: list[str] = []
         self.current: tuple[str, float] | None = None  # sentence, fraction played
         self.replying = False
+        self._first_piece = True
         self.first_token: float | None = None
         self.first_audio: float | None = None
         self.transcribed: float | None = None
@@ -154,7 +155,8 @@ class _Turn:
 
     async def _synthesize(self, sentence: str) -> tuple[str, bytes]:
         tts = self.voice.tts
-        pcm = await tts.synthesize(for_speech(sentence))
+        first, self._first_piece = self._first_piece, False
+        pcm = await tts.synthesize(for_speech(sentence), urgent=first)
         return sentence, resample(pcm, tts.sample_rate, self.voice.output_rate)
 
     async def _play(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
+from collections import OrderedDict
+from functools import partial
 from pathlib import Path
 
 log = logging.getLogger("voice.tts")
@@ -20,14 +23,44 @@ def bundled_voice() -> Path:
 
 class PiperTTS:
     def __init__(
-        self, model_path: Path | str, *, deterministic: bool = False, workers: int = 2
+        self,
+        model_path: Path | str,
+        *,
+        deterministic: bool = False,
+        workers: int = 2,
+        cache_bytes: int = 16 * 1024 * 1024,
     ) -> None:
+        import onnxruntime
         from piper import PiperVoice
-        from piper.config import SynthesisConfig
+        from piper.config import PiperConfig, SynthesisConfig
 
         started = time.perf_counter()
-        self._voice = PiperVoice.load(str(model_path))
+        config = PiperConfig.from_dict(json.loads(Path(f"{model_path}.json").read_text()))
+
+        def voice(threads: int) -> PiperVoice:
+            # No spinning: with onnxruntime's defaults (a thread per core, spin-waiting)
+            # a 7 s reply cost 1.01 CPU-s for 0.51 s of wall time; one thread without
+            # spinning, 0.71 CPU-s. Parallelism comes from `workers` callers at once.
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            session = onnxruntime.InferenceSession(
+                str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+            return PiperVoice(config=config, session=session)
+
+        self._voice = voice(1)
+        # The first words of a reply are what the caller waits for: two threads say
+        # "I've added 2 packs of Paracetamol," in 0.15 s instead of 0.25 s, for 8% more CPU.
+        self._urgent_voice = voice(2)
         self.sample_rate: int = self._voice.config.sample_rate
+        # Greetings and "Anything else?" come back on every call: say them once.
+        self._cache: OrderedDict[str, bytes] = OrderedDict()
+        self._cache_bytes = 0
+        self._cache_limit = cache_bytes
+        self._cache_lock = threading.Lock()
+        self.cache_hits = 0
         # onnxruntime sessions may run concurrently; `workers` bounds how many at once.
         self._slots = threading.BoundedSemaphore(workers)
         # Piper samples noise for natural prosody; tests and benchmarks need the same
@@ -37,14 +70,35 @@ class PiperTTS:
         )
         log.info("tts_loaded path=%s ms=%.0f", model_path, (time.perf_counter() - started) * 1000)
 
-    def synthesize_sync(self, text: str) -> bytes:
-        """PCM16 mono at `sample_rate`; Piper's iterator is consumed here, in the worker."""
-        with self._slots:
-            chunks = self._voice.synthesize(text, syn_config=self._config)
-            return b"".join(chunk.audio_int16_bytes for chunk in chunks)
+    def synthesize_sync(self, text: str, *, urgent: bool = False) -> bytes:
+        """PCM16 mono at `sample_rate`; Piper's iterator is consumed here, in the worker.
 
-    async def synthesize(self, text: str) -> bytes:
-        return await asyncio.to_thread(self.synthesize_sync, text)
+        `urgent` is for the first piece of a reply: faster, for a little more CPU."""
+        with self._cache_lock:
+            cached = self._cache.get(text)
+            if cached is not None:
+                self._cache.move_to_end(text)
+                self.cache_hits += 1
+                return cached
+        with self._slots:
+            voice = self._urgent_voice if urgent else self._voice
+            chunks = voice.synthesize(text, syn_config=self._config)
+            pcm = b"".join(chunk.audio_int16_bytes for chunk in chunks)
+        with self._cache_lock:
+            if text not in self._cache and len(pcm) <= self._cache_limit:
+                self._cache[text] = pcm
+                self._cache_bytes += len(pcm)
+                while self._cache_bytes > self._cache_limit:
+                    self._cache_bytes -= len(self._cache.popitem(last=False)[1])
+        return pcm
+
+    def clear_cache(self) -> None:
+        with self._cache_lock:
+            self._cache.clear()
+            self._cache_bytes = 0
+
+    async def synthesize(self, text: str, *, urgent: bool = False) -> bytes:
+        return await asyncio.to_thread(partial(self.synthesize_sync, text, urgent=urgent))
 
     def warm_up(self) -> None:
         self.synthesize_sync("Hello.")

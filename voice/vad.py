@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 import webrtcvad
@@ -26,10 +27,15 @@ import webrtcvad
 VAD_RATES = (8000, 16000, 32000, 48000)
 
 
+@lru_cache(maxsize=8)
+def _window(size: int) -> np.ndarray:
+    return np.hanning(size)
+
+
 def spectral_flatness(frame: bytes) -> float:
     """Geometric over arithmetic mean of the power spectrum: near 1 for hiss, near 0 for voice."""
     samples = np.frombuffer(frame, dtype="<i2").astype(np.float64)
-    power = np.abs(np.fft.rfft(samples * np.hanning(samples.size))) ** 2 + 1e-9
+    power = np.abs(np.fft.rfft(samples * _window(samples.size))) ** 2 + 1e-9
     return float(np.exp(np.mean(np.log(power))) / np.mean(power))
 
 

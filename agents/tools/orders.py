@@ -89,9 +89,18 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         return await search_words(ctx, said)
     name, view = added_to
     added = next(line for line in view.lines if line.name == name)
+    currency = shop.shop.currency
+    # Said, not read: with one line the order is what was just added, so say the total
+    # and not the line twice (every spoken second costs the caller and the TTS). The
+    # comma lets the first audio start after the product's name.
+    total = (
+        f"That's {money(view.total_cents, currency)}"
+        if len(view.lines) == 1
+        else f"Your order is now {order_words(view, currency)}"
+    )
     return (
-        f"I've added {line_words(added)} at {money(added.unit_price_cents, shop.shop.currency)} "
-        f"each. Your order is now {order_words(view, shop.shop.currency)}. Anything else?"
+        f"I've added {line_words(added)}, at {money(added.unit_price_cents, currency)} each. "
+        f"{total}. Anything else?"
     )
 
 

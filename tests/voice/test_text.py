@@ -33,6 +33,17 @@ def test_the_first_piece_may_end_at_a_clause_for_earlier_audio() -> None:
     assert pieces[1] == "all in stock, and all cheap."  # later pieces wait for a full sentence
 
 
+def test_a_reply_that_arrives_whole_still_starts_with_its_first_clause() -> None:
+    splitter = SentenceSplitter()
+    text = "I've added 2 packs of Paracetamol, at $2.99 each. That's $5.98. Anything else?"
+    assert splitter.feed(text) + splitter.flush() == [
+        "I've added 2 packs of Paracetamol,",
+        "at $2.99 each.",
+        "That's $5.98.",
+        "Anything else?",
+    ]
+
+
 @pytest.mark.parametrize(
     ("text", "spoken"),
     [
