@@ -24,10 +24,11 @@ from sqlmodel import Session
 from callswarm.app import build_services
 from callswarm.bundled import QWEN_05B, ensure_model
 from callswarm.settings import Settings
-from callswarm.voice_bridge import SwarmResponder
+from callswarm.voice_bridge import SwarmResponder, TurnRecorder
 from models import make_engine
 from models.catalogue import load_catalogue
 from models.search import catalogue_vocabulary
+from models.turns import latency_summary
 from voice.events import TurnMetricsEvent
 from voice.frames import AudioFrame
 from voice.resample import resample
@@ -36,13 +37,12 @@ from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
 
 UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
-STAGES = ("stt_s", "first_token_s", "first_audio_s", "voice_to_voice_s")
 
 
 async def one_provider(
     provider: str, turns: int, stt: WhisperSTT, tts: PiperTTS, caller: bytes
 ) -> dict:
-    rows: dict[str, list[float]] = {stage: [] for stage in (*STAGES, "cpu_s", "loop_cpu_s")}
+    rows: dict[str, list[float]] = {"cpu_s": [], "loop_cpu_s": []}
     with tempfile.TemporaryDirectory() as tmp:
         model = ensure_model(QWEN_05B, REPO / "data") if provider == "local" else None
         services = build_services(
@@ -54,6 +54,7 @@ async def one_provider(
         for n in range(turns):
             session = services.engine.session(f"bench-{n}", services.swarm)
             voice = VoiceSession(f"bench-{n}", SwarmResponder(session), stt=stt, tts=tts)
+            recorder = TurnRecorder(services.db, session.client_id)
             tts.clear_cache()  # each turn pays for its own speech: the worst case
             cpu, loop_cpu = time.process_time(), time.thread_time()
             start = time.monotonic()
@@ -64,16 +65,17 @@ async def one_provider(
                 event := await asyncio.wait_for(voice.events.get(), 120), TurnMetricsEvent
             ):
                 pass  # every event of the turn; its metrics come last
-            metrics = event.metrics
             rows["cpu_s"].append(time.process_time() - cpu)
             rows["loop_cpu_s"].append(time.thread_time() - loop_cpu)
-            for stage in STAGES:
-                value = getattr(metrics, stage)
-                if value is not None:
-                    rows[stage].append(value)
+            await recorder.record(event)
             await voice.close()
+        # The stages as the gateway stores them, summarised by the database.
+        with Session(services.db) as db:
+            summary = latency_summary(db)
         await services.aclose()
-    return rows
+    return {stage: (s.p50, s.p95) for stage, s in summary.items()} | {
+        stage: (statistics.median(values), pct(values, 0.95)) for stage, values in rows.items()
+    }
 
 
 async def main(turns: int, providers: list[str]) -> None:
@@ -93,11 +95,9 @@ async def main(turns: int, providers: list[str]) -> None:
     print(f"{'provider':<9} {'stage':<17} {'p50':>7} {'p95':>7}")
     for provider in providers:
         rows = await one_provider(provider, turns, stt, tts, caller)
-        for stage, values in rows.items():
-            if values:
-                print(
-                    f"{provider:<9} {stage:<17} {statistics.median(values):>6.2f}s {pct(values, 0.95):>6.2f}s"
-                )
+        for stage, (p50, p95) in rows.items():
+            if p50 is not None:
+                print(f"{provider:<9} {stage:<17} {p50:>6.2f}s {p95:>6.2f}s")
 
 
 if __name__ == "__main__":

@@ -1,10 +1,25 @@
-"""The one place voice meets the swarm: a caller's swarm session as a voice `Responder`."""
+"""The one place voice meets the swarm and the database.
+
+`SwarmResponder` makes a caller's swarm session a voice `Responder`;
+`TurnRecorder` stores each voice turn's latencies with the caller's session.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import logging
 from collections.abc import AsyncIterator
 
-from swarm import Session
+from sqlalchemy.engine import Engine as Database
+from sqlmodel import Session as DbSession
+
+from models.tables import TurnRow
+from models.turns import record_turn
+from swarm import Session, StoreWriter
+from voice.events import TurnMetricsEvent
+
+log = logging.getLogger("callswarm.voice")
 
 
 class SwarmResponder:
@@ -17,3 +32,34 @@ class SwarmResponder:
 
     async def interrupted(self, spoken: str) -> None:
         await self.session.revise_reply(spoken)
+
+
+class TurnRecorder:
+    """Writes a turn's metrics; a database hiccup is retried, then kept for the next write."""
+
+    def __init__(self, db: Database, client_id: str) -> None:
+        self._db = db
+        self.client_id = client_id
+        self._writer = StoreWriter(client_id, self._failed)
+
+    async def record(self, event: TurnMetricsEvent) -> None:
+        metrics = dataclasses.asdict(event.metrics)
+        row = TurnRow(client_id=self.client_id, transcript=event.transcript, **metrics)
+        log.info(
+            "turn_metrics client_id=%s v2v=%s stt=%s interrupted=%s",
+            self.client_id,
+            metrics["voice_to_voice_s"],
+            metrics["stt_s"],
+            metrics["interrupted"],
+        )
+        await self._writer.write(asyncio.to_thread, self._write, row)
+
+    async def flush(self) -> bool:
+        return await self._writer.flush()
+
+    def _write(self, row: TurnRow) -> None:
+        with DbSession(self._db, expire_on_commit=False) as db:
+            record_turn(db, row.model_copy())
+
+    def _failed(self, error: Exception) -> None:
+        log.error("turn_metrics_unsaved client_id=%s error=%r", self.client_id, error)

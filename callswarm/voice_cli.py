@@ -9,7 +9,7 @@ from sqlmodel import Session
 
 from callswarm.app import build_services, open_database
 from callswarm.settings import Settings
-from callswarm.voice_bridge import SwarmResponder
+from callswarm.voice_bridge import SwarmResponder, TurnRecorder
 from models.search import catalogue_vocabulary
 from voice.events import ReplyAudioEvent, ReplyTextEvent, TranscriptEvent, TurnMetricsEvent
 from voice.frames import AudioFrame
@@ -47,6 +47,7 @@ async def talk(settings: Settings, wav: Path, out: Path) -> list[tuple[str, str]
     stt, tts = speech_to_text(settings), PiperTTS(bundled_voice())
     await services.warm_up()
     session = services.engine.session(f"talk-{wav.stem}", services.swarm)
+    recorder = TurnRecorder(services.db, session.client_id)
     voice = VoiceSession(
         session.client_id,
         SwarmResponder(session),
@@ -72,6 +73,7 @@ async def talk(settings: Settings, wav: Path, out: Path) -> list[tuple[str, str]
             elif isinstance(event, ReplyAudioEvent):
                 reply.append(event.frame.pcm)
             elif isinstance(event, TurnMetricsEvent):
+                await recorder.record(event)
                 turns.append((said, " ".join(sentences)))
                 said, sentences = "", []
     finally:

@@ -78,3 +78,19 @@ class ThreadMessageRow(_LoggedMessage, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     thread_id: str = Field(foreign_key="threads.id", index=True, max_length=300)
+
+
+# One row per voice turn: how long each stage took, for the console and for percentiles.
+class TurnRow(SQLModel, table=True):
+    __tablename__ = "turns"
+
+    id: int | None = Field(default=None, primary_key=True)
+    client_id: str = Field(foreign_key="sessions.client_id", index=True, max_length=200)
+    created_at: datetime = timestamp()
+    transcript: str = Field(default="", sa_type=Text)
+    speech_s: float
+    stt_s: float | None = None
+    first_token_s: float | None = None
+    first_audio_s: float | None = None
+    voice_to_voice_s: float | None = None
+    interrupted: bool = False

@@ -65,6 +65,7 @@ from swarm._runner import Problem, RescueContext
 from swarm._session import Session, SessionState
 from swarm._store import MemoryStore, SessionSnapshot, SessionStore, ThreadInfo
 from swarm._tools import ToolContext
+from swarm._writer import StoreWriter
 from swarm.backends.scripted import Rule, ScriptedBackend
 from swarm.errors import (
     CommunicationRefused,
@@ -112,6 +113,7 @@ __all__ = [
     "SessionSnapshot",
     "SessionState",
     "SessionStore",
+    "StoreWriter",
     "Subscription",
     "SwarmError",
     "SwarmEvent",

@@ -9,8 +9,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlmodel import Session, select
 
+from callswarm.app import open_database
 from callswarm.bundled import QWEN_05B, ModelUnavailable, SplitModel, ensure_model
+from callswarm.settings import Settings
+from models.tables import TurnRow
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -102,3 +106,10 @@ def test_say_transcribe_and_talk_round_trip(tmp_path) -> None:
     assert "reply:  We have Ibuprofen" in talked.stdout
     back = run_cli(["transcribe", str(reply)], "", env)
     assert "ibuprofen" in back.stdout.lower() and "order" in back.stdout.lower()
+    # The turn's latencies were stored with the caller's session.
+    db = open_database(Settings(data_dir=tmp_path))
+    with Session(db) as s:
+        turns = s.exec(select(TurnRow)).all()
+    db.dispose()
+    assert [t.client_id for t in turns] == ["talk-caller"]
+    assert turns[0].voice_to_voice_s is not None and "ibuprofen" in turns[0].transcript.lower()

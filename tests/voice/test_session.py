@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 
 import numpy as np
+import pytest
+from sqlmodel import Session as DbSession
 
 from callswarm.app import build_services
 from callswarm.settings import Settings
-from callswarm.voice_bridge import SwarmResponder
+from callswarm.voice_bridge import SwarmResponder, TurnRecorder
+from models.turns import latency_summary
 from voice.events import (
     ReplyAudioEvent,
     ReplyDoneEvent,
@@ -61,6 +64,14 @@ async def test_a_caller_wav_gets_a_spoken_reply_that_says_the_reply_text(
         assert await session.get_last_assistant_message() == done.text
         assert metrics.metrics.voice_to_voice_s is not None and not metrics.metrics.interrupted
         assert 1.0 < metrics.metrics.speech_s < 3.5  # the caller's utterance, pre-roll included
+        # Stored with the turn and aggregable.
+        await TurnRecorder(services.db, "+15550123").record(metrics)
+        with DbSession(services.db) as db:
+            summary = latency_summary(db, client_id="+15550123")
+        v2v = summary["voice_to_voice_s"]
+        assert v2v.count == 1
+        assert v2v.p50 == v2v.p95 == pytest.approx(metrics.metrics.voice_to_voice_s)
+        assert summary["stt_s"].p50 == pytest.approx(metrics.metrics.stt_s)
         await voice.close()
     finally:
         await services.aclose()
