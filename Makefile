@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 # llama-cpp-python compiles llama.cpp; use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 # Debian packages the tests use: espeak-ng speaks the synthetic callers.
-SYSTEM_PACKAGES := espeak-ng
+SYSTEM_PACKAGES := espeak-ng chromium
 
 .PHONY: run test install model system-deps lint clean
 
@@ -30,9 +30,9 @@ install: $(STAMP)
 model: $(STAMP)
 	$(BIN)/callswarm model install
 
-## make run: the gateway on embedded defaults (the text chat until the voice gateway lands)
+## make run: the gateway on embedded defaults: http://127.0.0.1:8000/ (Ctrl-C stops it)
 run: model
-	$(BIN)/callswarm chat
+	$(BIN)/callswarm serve
 
 ## make test: set everything up and run the whole suite
 test: model system-deps

@@ -1,6 +1,6 @@
 """How many simultaneous callers 2 cores sustain in real time.
 
-    .venv/bin/python benchmarks/voice_capacity.py [--callers 1,2,4,6,8,10]
+    .venv/bin/python benchmarks/voice_capacity.py [--callers 1,2,4,6,8,10] [--spread S]
 
 For each N, N callers each stream the reference utterance in real time (20 ms
 frames on the wall clock) at the same moment, each in their own voice and swarm
@@ -22,10 +22,14 @@ import time
 from pathlib import Path
 
 from _harness import pct
+from sqlmodel import Session
 
 from callswarm.app import build_services
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder
+from models import make_engine
+from models.catalogue import load_catalogue
+from models.search import catalogue_vocabulary
 from voice.events import ReplyAudioEvent, TurnMetricsEvent
 from voice.frames import AudioFrame
 from voice.resample import resample
@@ -36,8 +40,9 @@ from voice.tts import PiperTTS, bundled_voice
 UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 
 
-async def caller(voice: VoiceSession, audio: bytes) -> tuple[float, float]:
+async def caller(voice: VoiceSession, audio: bytes, delay: float) -> tuple[float, float]:
     """Stream the utterance live; return voice to voice and the worst gap between reply frames."""
+    await asyncio.sleep(delay)  # this caller's arrival, on the wall clock like a real one
     start = time.monotonic()
     for i in range(0, len(audio), 640):
         await asyncio.sleep(max(0.0, start + i / 32000 - time.monotonic()))
@@ -54,16 +59,30 @@ async def caller(voice: VoiceSession, audio: bytes) -> tuple[float, float]:
             return event.metrics.voice_to_voice_s or float("nan"), worst_gap
 
 
-async def main(counts: list[int], workers: int, threads: int, tts_workers: int) -> None:
-    tts = PiperTTS(bundled_voice(), deterministic=True, workers=tts_workers)
-    stt = WhisperSTT(
-        bundled_whisper(), vocabulary=["Paracetamol", "Ibuprofen"], workers=workers, threads=threads
-    )
+async def main(
+    counts: list[int], workers: int, threads: int, tts_workers: int, spread: float
+) -> None:
+    # No sentence cache: every caller says the same, and each must pay for its own reply.
+    tts = PiperTTS(bundled_voice(), deterministic=True, workers=tts_workers, cache_bytes=0)
+    db = make_engine("sqlite:///:memory:")
+    load_catalogue(db)
+    with Session(db) as s:
+        vocabulary = catalogue_vocabulary(s)  # the gateway's prompt length, not a toy one
+    db.dispose()
+    stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary, workers=workers, threads=threads)
     stt.warm_up()
     audio = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 16000
     cores = os.cpu_count() or 1
     print(f"STT: {workers} worker(s) x {threads} thread(s); TTS: {tts_workers} worker(s)")
-    print(f"{'callers':>7} {'v2v p50':>8} {'v2v p95':>8} {'worst gap':>10} {'CPU':>6}  sustained")
+    print(
+        "arrivals: all at once"
+        if not spread
+        else f"arrivals: spread evenly over {spread:g} s (one turn and its reply)"
+    )
+    print(
+        f"{'callers':>7} {'v2v p50':>8} {'v2v p95':>8} {'worst gap':>10} {'CPU':>6} "
+        f"{'CPU-s/turn':>10}  sustained"
+    )
     baseline = None
     for n in counts:
         with tempfile.TemporaryDirectory() as tmp:
@@ -80,8 +99,11 @@ async def main(counts: list[int], workers: int, threads: int, tts_workers: int) 
                 for k in range(n)
             ]
             cpu, wall = time.process_time(), time.monotonic()
-            results = await asyncio.gather(*(caller(v, audio) for v in voices))
-            share = (time.process_time() - cpu) / (time.monotonic() - wall) / cores
+            results = await asyncio.gather(
+                *(caller(v, audio, k * spread / n) for k, v in enumerate(voices))
+            )
+            used = time.process_time() - cpu
+            share = used / (time.monotonic() - wall) / cores
             for voice in voices:
                 await voice.close()
             await services.aclose()
@@ -91,7 +113,7 @@ async def main(counts: list[int], workers: int, threads: int, tts_workers: int) 
         ok = gap < 0.1 and pct(v2v, 0.95) < 2 * baseline
         print(
             f"{n:>7} {statistics.median(v2v):>7.2f}s {pct(v2v, 0.95):>7.2f}s "
-            f"{gap * 1000:>8.0f}ms {share:>5.0%}  {'yes' if ok else 'no'}"
+            f"{gap * 1000:>8.0f}ms {share:>5.0%} {used / n:>9.2f}s  {'yes' if ok else 'no'}"
         )
 
 
@@ -101,6 +123,11 @@ if __name__ == "__main__":
     parser.add_argument("--stt-workers", type=int, default=2)
     parser.add_argument("--stt-threads", type=int, default=1)
     parser.add_argument("--tts-workers", type=int, default=2)
+    # 0: every turn ends at the same instant, the worst case. 12: callers arrive evenly
+    # over one turn of the reference call (5.3 s of caller audio, ~6.5 s of reply).
+    parser.add_argument("--spread", type=float, default=0.0)
     options = parser.parse_args()
     counts = [int(n) for n in options.callers.split(",")]
-    asyncio.run(main(counts, options.stt_workers, options.stt_threads, options.tts_workers))
+    asyncio.run(
+        main(counts, options.stt_workers, options.stt_threads, options.tts_workers, options.spread)
+    )

@@ -65,6 +65,23 @@ def chat(
     asyncio.run(run_chat(settings, cid, json_output=json_output))
 
 
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Address to listen on.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port; 0 picks a free one.")] = None,
+    provider: Annotated[str | None, typer.Option(help="local, scripted, ollama or openai.")] = None,
+    voice: Annotated[
+        bool | None, typer.Option("--voice/--no-voice", help="Load Whisper and Piper.")
+    ] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Run the gateway: the push-to-talk page, the caller sockets and the REST API."""
+    from callswarm.serve import serve as run_server
+
+    settings = _settings(config, host=host, port=port, provider=provider, voice=voice)
+    asyncio.run(run_server(settings, announce=lambda line: print(line, flush=True)))
+
+
 @catalog_app.command("load")
 def catalog_load(
     file: Annotated[Path | None, typer.Option(help="A catalogue JSON file.")] = None,

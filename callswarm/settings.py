@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     local_threads: int | None = None
     local_context: int = 4096
 
+    host: str = Field(default="127.0.0.1", description="Where `serve` listens.")
+    port: int = Field(default=8000, ge=0, le=65535)
+    voice: bool = Field(default=True, description="Load Whisper and Piper for voice callers.")
+
     shop_name: str = "Riverside Pharmacy"
     shop_address: str = "12 River Street, next to the post office"
     shop_hours: str = "Monday to Saturday 8 am to 8 pm, and Sunday 10 am to 4 pm"

@@ -37,17 +37,20 @@ class SwarmResponder:
 class TurnRecorder:
     """Writes a turn's metrics; a database hiccup is retried, then kept for the next write."""
 
-    def __init__(self, db: Database, client_id: str) -> None:
+    def __init__(self, db: Database, client_id: str | None = None) -> None:
         self._db = db
+        # Without a client id, each event's session id (the caller's client id) is used:
+        # one recorder then serves a whole gateway.
         self.client_id = client_id
-        self._writer = StoreWriter(client_id, self._failed)
+        self._writer = StoreWriter(client_id or "*", self._failed)
 
     async def record(self, event: TurnMetricsEvent) -> None:
+        client_id = self.client_id or event.session_id
         metrics = dataclasses.asdict(event.metrics)
-        row = TurnRow(client_id=self.client_id, transcript=event.transcript, **metrics)
+        row = TurnRow(client_id=client_id, transcript=event.transcript, **metrics)
         log.info(
             "turn_metrics client_id=%s v2v=%s stt=%s interrupted=%s",
-            self.client_id,
+            client_id,
             metrics["voice_to_voice_s"],
             metrics["stt_s"],
             metrics["interrupted"],
@@ -62,4 +65,4 @@ class TurnRecorder:
             record_turn(db, row.model_copy())
 
     def _failed(self, error: Exception) -> None:
-        log.error("turn_metrics_unsaved client_id=%s error=%r", self.client_id, error)
+        log.error("turn_metrics_unsaved client_id=%s error=%r", self.client_id or "*", error)

@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from voice.stt import WhisperSTT, bundled_whisper
+from voice.tts import PiperTTS, bundled_voice
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -24,3 +27,31 @@ def bundled_model() -> Path:
     from callswarm.bundled import QWEN_05B, ensure_model
 
     return ensure_model(QWEN_05B, REPO / "data")
+
+
+@pytest.fixture(scope="session")
+def tts() -> PiperTTS:
+    return PiperTTS(bundled_voice(), deterministic=True)
+
+
+@pytest.fixture(scope="session")
+def stt() -> WhisperSTT:
+    engine = WhisperSTT(bundled_whisper(), vocabulary=catalogue_words())
+    engine.warm_up()
+    return engine
+
+
+def catalogue_words() -> list[str]:
+    """The catalogue's names, as the gateway biases recognition with them."""
+    from sqlmodel import Session
+
+    from models import make_engine
+    from models.catalogue import load_catalogue
+    from models.search import catalogue_vocabulary
+
+    engine = make_engine("sqlite:///:memory:")
+    load_catalogue(engine)
+    with Session(engine) as db:
+        names = catalogue_vocabulary(db)
+    engine.dispose()
+    return names

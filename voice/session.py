@@ -43,6 +43,7 @@ from voice.vad import (
     SpeechStarted,
     TurnDetector,
     VadConfig,
+    VadEvent,
 )
 
 log = logging.getLogger("voice.session")
@@ -239,7 +240,16 @@ class VoiceSession:
         pcm = resampler.process(frame.pcm)
         self._stream_s += len(pcm) / 2 / VAD_RATE
         self._arrivals.append((self._stream_s, self.clock()))
-        for event in self._detector.feed(pcm):
+        await self._handle(self._detector.feed(pcm))
+
+    async def end_of_speech(self) -> None:
+        """The caller says they are done (released push-to-talk): answer without waiting
+        for the stop silence."""
+        if not self._closed:
+            await self._handle(self._detector.flush())
+
+    async def _handle(self, events: list[VadEvent]) -> None:
+        for event in events:
             if isinstance(event, SpeechStarted):
                 await self._interrupt()
                 self._emit(SpeechStartedEvent(session_id=self.session_id, time=self.clock()))
@@ -254,6 +264,10 @@ class VoiceSession:
                     )
                 )
                 self._start_turn(event)
+
+    async def interrupt(self) -> None:
+        """Stop the reply now (the caller pressed talk while it played): a barge-in."""
+        await self._interrupt()
 
     async def say(self, text: str) -> None:
         """Speak prepared text (a greeting, an operator's words) without the responder."""

@@ -187,6 +187,25 @@ class TurnDetector:
             self._reset()
         return events
 
+    def flush(self) -> list[VadEvent]:
+        """The input is over for now (a push-to-talk button released): end the turn here.
+
+        A confirmed utterance ends at once, without waiting for `stop_ms` of silence;
+        an unconfirmed blip (a click of the button) is dropped."""
+        self._pending = b""
+        events: list[VadEvent] = []
+        if self._confirmed:
+            events.append(
+                SpeechEnded(
+                    at=self._clock,
+                    last_voice=self._last_voice,
+                    audio=b"".join(self._utterance),
+                    sample_rate=self.sample_rate,
+                )
+            )
+        self._reset()
+        return events
+
     @staticmethod
     def _rms(frame: bytes) -> float:
         samples = np.frombuffer(frame, dtype="<i2").astype(np.float64)

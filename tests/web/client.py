@@ -1,0 +1,46 @@
+"""A Python caller for the voice socket: what a browser does, minus the browser."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+
+@dataclass
+class Caller:
+    ws: ClientConnection
+    events: list[dict[str, Any]] = field(default_factory=list)
+    audio: bytearray = field(default_factory=bytearray)
+
+    async def send(self, payload: dict[str, Any] | str | bytes) -> None:
+        await self.ws.send(json.dumps(payload) if isinstance(payload, dict) else payload)
+
+    async def until(self, kind: str, *, within: float = 120) -> dict[str, Any]:
+        """Read until an event of `kind`; the timeout is a safety net, not a synchronisation."""
+        while True:
+            message = await asyncio.wait_for(self.ws.recv(), within)
+            if isinstance(message, bytes):
+                self.audio += message
+                continue
+            event = json.loads(message)
+            self.events.append(event)
+            if event["type"] == kind:
+                return event
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == kind]
+
+    async def speak(self, pcm16: bytes, rate: int = 16000) -> None:
+        """Stream speech in 20 ms messages, then let go of the button."""
+        step = rate // 50 * 2
+        for i in range(0, len(pcm16), step):
+            await self.ws.send(pcm16[i : i + step].ljust(step, b"\0"))
+        await self.send({"type": "release"})
+
+
+def caller(url: str, client_id: str) -> Any:
+    return connect(f"{url}/ws/voice/{client_id}", max_size=None)

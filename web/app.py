@@ -1,0 +1,60 @@
+"""The FastAPI app: REST for what the gateway is, sockets for callers, the page at `/`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from web import text_socket, voice_socket
+from web.gateway import Gateway
+
+STATIC = Path(__file__).parent / "static"
+
+
+def create_app(gateway: Gateway) -> FastAPI:
+    app = FastAPI(
+        title="callswarm",
+        version=str(gateway.info.get("version", "0")),
+        description="Voice and telephony assistant gateway: REST, the caller sockets, the page.",
+    )
+    app.state.gateway = gateway
+    app.include_router(text_socket.router)
+    app.include_router(voice_socket.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/api/ping", tags=["gateway"])
+    async def ping() -> dict[str, bool]:
+        return {"ok": True}
+
+    @app.get("/api/info", tags=["gateway"])
+    async def info(request: Request) -> dict[str, Any]:
+        """The swarm, its agents and their tools, and the agency's mission."""
+        gateway: Gateway = request.app.state.gateway
+        registry = gateway.engine.registry
+        spec = registry.swarms[gateway.swarm]
+        return {
+            "swarm": spec.name,
+            "default_agent": spec.default_agent,
+            "mission": spec.mission,
+            "agents": [
+                {
+                    "name": name,
+                    "description": registry.agents[name].description,
+                    "tools": list(registry.agents[name].tools),
+                }
+                for name in spec.agents
+            ],
+            "voice": gateway.stt is not None and gateway.tts is not None,
+            **{k: v for k, v in gateway.info.items() if k != "version"},
+            "version": app.version,
+        }
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    return app

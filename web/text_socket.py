@@ -1,0 +1,51 @@
+"""The seed's session socket: each text message in gets the swarm's reply out.
+
+Same per-client session as voice, so a caller can type and talk in one conversation.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from swarm import SwarmError
+from web.gateway import Gateway
+from web.ids import valid_client_id
+
+log = logging.getLogger("web.text")
+router = APIRouter()
+
+
+@router.websocket("/api/v1/session/{client_id}")
+async def session_socket(websocket: WebSocket, client_id: str) -> None:
+    if not valid_client_id(client_id):
+        await websocket.close(code=1008, reason="invalid client id")
+        return
+    gateway: Gateway = websocket.app.state.gateway
+    await websocket.accept()
+    session = gateway.engine.session(client_id, gateway.swarm)
+    log.info("text_connected client_id=%s", client_id)
+    try:
+        while True:
+            received = await websocket.receive()
+            if received["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(received.get("code", 1000))
+            message = received.get("text")
+            if message is None:
+                await websocket.send_text("error: this socket takes text messages")
+                continue
+            if len(message) > gateway.max_text_message:
+                await websocket.send_text(
+                    f"error: message too long ({len(message)} > {gateway.max_text_message} chars)"
+                )
+                continue
+            if not message.strip():
+                continue
+            try:
+                await websocket.send_text(await session.complete(message))
+            except SwarmError as exc:
+                log.error("text_turn_failed client_id=%s error=%r", client_id, exc)
+                await websocket.send_text(f"error: {exc}")
+    except WebSocketDisconnect:
+        log.info("text_disconnected client_id=%s", client_id)
