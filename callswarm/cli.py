@@ -79,7 +79,11 @@ def serve(
     from callswarm.serve import serve as run_server
 
     settings = _settings(config, host=host, port=port, provider=provider, voice=voice)
-    asyncio.run(run_server(settings, announce=lambda line: print(line, flush=True)))
+    try:
+        asyncio.run(run_server(settings, announce=lambda line: print(line, flush=True)))
+    except KeyboardInterrupt:
+        # uvicorn has already shut down in order; it re-raises Ctrl-C for the caller.
+        print("stopped", flush=True)
 
 
 @catalog_app.command("load")

@@ -113,3 +113,32 @@ def test_say_transcribe_and_talk_round_trip(tmp_path) -> None:
     db.dispose()
     assert [t.client_id for t in turns] == ["talk-caller"]
     assert turns[0].voice_to_voice_s is not None and "ibuprofen" in turns[0].transcript.lower()
+
+
+def test_serve_prints_its_url_answers_and_stops_cleanly_on_ctrl_c(tmp_path) -> None:
+    import re
+    import signal
+
+    import httpx
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "callswarm", "serve", "--port", "0", "--provider", "scripted"]
+        + ["--no-voice"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=base_env(tmp_path),
+    )
+    try:
+        line = proc.stdout.readline()  # printed once the socket listens
+        url = re.search(r"http://[\d.]+:\d+/", line)
+        assert url, line
+        assert httpx.get(url.group(0) + "api/ping").json() == {"ok": True}
+        assert httpx.get(url.group(0) + "api/info").json()["voice"] is False
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert "gateway_stopped" in err

@@ -13,7 +13,7 @@ const conversation = document.getElementById("conversation");
 
 const state = {
   clientId, status: "connecting", agent: "", talking: false,
-  sentSeconds: 0, receivedSeconds: 0, playedSeconds: 0, transcripts: [], errors: [],
+  sentSeconds: 0, receivedSeconds: 0, playedSeconds: 0, skippedSeconds: 0, transcripts: [], errors: [],
 };
 window.callswarm = state;
 
@@ -64,6 +64,9 @@ function audioContext() {
 function play(buffer) {
   const ctx = audioContext();
   const pcm = new Int16Array(buffer);
+  // Browsers start audio only after the user touches the page: audio that arrives
+  // before (the greeting) is shown as text but not queued to burst out on the first press.
+  if (ctx.state !== "running") { state.skippedSeconds += pcm.length / RATE; return; }
   const audio = ctx.createBuffer(1, pcm.length, RATE);
   const samples = audio.getChannelData(0);
   for (let i = 0; i < pcm.length; i++) samples[i] = pcm[i] / 0x8000;

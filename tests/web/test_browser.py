@@ -1,0 +1,104 @@
+"""The push-to-talk page in Debian's chromium, its microphone fed from synthesised WAVs.
+
+One browser per utterance: chromium's fake microphone plays one file, and a new
+browser on the same client id is also a reconnect that must resume the session.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.async_api import Page, async_playwright
+from sqlmodel import Session, select
+
+from models.shop import Order, OrderLine, OrderStatus, Product
+from tests.voice.speech import piper, silence
+from voice.wavio import write_wav
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
+]
+
+
+async def hold_and_say(page: Page, seconds: float) -> None:
+    """Hold the talk button with the mouse until the page has sent the whole utterance."""
+    button = page.get_by_role("button", name="Hold to talk")
+    box = await button.bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.down()
+    await page.wait_for_function(f"window.callswarm.sentSeconds >= {seconds}", timeout=30_000)
+    await page.mouse.up()
+
+
+async def one_utterance(browser_factory, url: str, client: str, wav: Path, seconds: float) -> dict:
+    browser = await browser_factory(wav)
+    try:
+        page = await browser.new_page()
+        await page.goto(f"{url}/?client={client}")
+        await page.wait_for_function("window.callswarm.status === 'ready'", timeout=30_000)
+        replies_before = await page.locator("#conversation li.assistant").count()
+        await hold_and_say(page, seconds)
+        # The reply was received and played through Web Audio, and the page is ready again.
+        await page.wait_for_function(
+            "window.callswarm.transcripts.length >= 1 && window.callswarm.playedSeconds > 1"
+            " && window.callswarm.status === 'ready'",
+            timeout=120_000,
+        )
+        state = await page.evaluate("window.callswarm")
+        state["said"] = await page.locator("#conversation li.user").last.inner_text()
+        state["replies"] = await page.locator("#conversation li.assistant").count() - replies_before
+        state["agent"] = await page.locator("#agent").inner_text()
+        state["status_role"] = await page.get_by_role("status").inner_text()
+        return state
+    finally:
+        await browser.close()
+
+
+async def test_an_order_placed_by_voice_through_the_page(gateway, tts, tmp_path) -> None:
+    lines = [
+        "I would like two boxes of paracetamol please.",
+        "That's all, thank you.",
+        "Yes, please confirm the order.",
+    ]
+    async with async_playwright() as p:
+
+        async def launch(wav: Path):
+            return await p.chromium.launch(
+                executable_path=CHROMIUM,
+                args=[*FLAGS, f"--use-file-for-fake-audio-capture={wav}%noloop"],
+            )
+
+        states = []
+        for n, line in enumerate(lines):
+            pcm = silence(0.4) + piper(tts, line) + silence(0.3)
+            wav = tmp_path / f"caller-{n}.wav"
+            write_wav(wav, pcm, 16000)
+            states.append(
+                await one_utterance(launch, gateway.url, "web-browser", wav, len(pcm) / 32000)
+            )
+
+    first = states[0]
+    assert "paracetamol" in first["said"].lower()  # the transcript is on the page
+    assert first["agent"] == "sales" and first["replies"] >= 1
+    assert first["receivedSeconds"] >= first["playedSeconds"] > 1
+    assert not first["errors"]
+    assert "yes" in states[2]["said"].lower()
+    # The order placed by voice is in the database, priced by the catalogue.
+    with Session(gateway.services.db) as db:
+        orders = db.exec(select(Order)).all()
+        assert [o.status for o in orders] == [OrderStatus.CONFIRMED]
+        ordered = db.exec(
+            select(Product.name, OrderLine.quantity)
+            .join(Product, Product.sku == OrderLine.sku)
+            .where(OrderLine.order_id == orders[0].id)
+        ).all()
+    assert [tuple(row) for row in ordered] == [("Paracetamol", 2)]
