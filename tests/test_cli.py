@@ -14,6 +14,9 @@ from sqlmodel import Session, select
 from callswarm.app import open_database
 from callswarm.bundled import QWEN_05B, ModelUnavailable, SplitModel, ensure_model
 from callswarm.settings import Settings
+from models import make_engine
+from models.catalogue import load_catalogue
+from models.search import search_products
 from models.tables import TurnRow
 
 REPO = Path(__file__).resolve().parent.parent
@@ -100,7 +103,13 @@ def test_say_transcribe_and_talk_round_trip(tmp_path) -> None:
     assert said.returncode == 0, said.stderr
     heard = run_cli(["transcribe", str(caller)], "", env)
     assert heard.returncode == 0, heard.stderr
-    assert "ibuprofen" in heard.stdout.lower()
+    # `say` samples Piper's prosody, so the audio differs run to run and tiny.en's
+    # spelling with it ("I be prophin" once): what counts is that search finds it.
+    engine = make_engine("sqlite:///:memory:")
+    load_catalogue(engine)
+    with Session(engine) as s:
+        assert search_products(s, heard.stdout, limit=1)[0].product.name == "Ibuprofen"
+    engine.dispose()
     talked = run_cli(["talk", str(caller), "-o", str(reply), "--provider", "scripted"], "", env)
     assert talked.returncode == 0, talked.stderr
     assert "reply:  We have Ibuprofen" in talked.stdout

@@ -23,6 +23,7 @@ import math
 import re
 import threading
 import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +80,15 @@ def collapse_repeats(text: str) -> str:
     return text
 
 
+def degenerate(text: str) -> bool:
+    """Whisper's test for a looping decode: text that gzip squeezes more than 2.4×,
+    or a short piece said four times running."""
+    if re.search(r"(.{1,6}?)\1{3,}", text):
+        return True
+    data = text.encode()
+    return len(data) > 24 and len(data) / len(zlib.compress(data)) > 2.4
+
+
 class WhisperSTT:
     def __init__(
         self,
@@ -132,9 +142,12 @@ class WhisperSTT:
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         started = time.perf_counter()
         with self._slots:
-            if self.context == "fit" and audio.size < 29 * RATE:
-                text, logprob = self._decode_fitted(audio)
-            else:
+            fitted = self.context == "fit" and audio.size < 29 * RATE
+            text, logprob = self._decode_fitted(audio) if fitted else self._decode_full(audio)
+            if fitted and degenerate(text):
+                # Whisper's own rule for a decode gone wrong ("Ib-y-y-y-y-y-y-"): the
+                # shortened window is the likely cause, so pay for the full one.
+                log.info("stt_fallback reason=degenerate text=%r", text[:60])
                 text, logprob = self._decode_full(audio)
         return Transcript(
             text=text,

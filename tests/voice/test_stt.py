@@ -13,7 +13,7 @@ from sqlmodel import Session
 from models import make_engine
 from models.catalogue import load_catalogue
 from models.search import search_products
-from voice.stt import collapse_repeats
+from voice.stt import collapse_repeats, degenerate
 
 from .conftest import VOCABULARY
 from .speech import espeak, mix, piper, silence
@@ -100,3 +100,17 @@ def test_a_fitted_window_hears_what_the_full_window_hears(tts) -> None:
     assert heard.text == full.transcribe_sync(audio).text
     assert "paracetamol" in heard.text.lower()
     assert 0.5 < heard.confidence <= 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "looping"),
+    [
+        ("Ib-y-y-y-y-y-y-y-", True),
+        ("Yes, that's right. " * 5, True),
+        ("Do you have any ibuprofen?", False),
+        ("No, no.", False),
+        ("Hello, I would like to buy two boxes of Paracetamol for my fever, please.", False),
+    ],
+)
+def test_a_looping_decode_is_recognised_for_a_full_window_retry(text, looping) -> None:
+    assert degenerate(text) is looping

@@ -102,3 +102,57 @@ async def test_an_order_placed_by_voice_through_the_page(gateway, tts, tmp_path)
             .where(OrderLine.order_id == orders[0].id)
         ).all()
     assert [tuple(row) for row in ordered] == [("Paracetamol", 2)]
+
+
+async def test_touch_hold_and_a_blocked_microphone(gateway, tts, tmp_path) -> None:
+    pcm = silence(0.4) + piper(tts, "Do you have any ibuprofen?") + silence(0.3)
+    wav = tmp_path / "touch.wav"
+    write_wav(wav, pcm, 16000)
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[*FLAGS, f"--use-file-for-fake-audio-capture={wav}%noloop"],
+        )
+        try:
+            phone = await browser.new_context(
+                viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
+            )
+            page = await phone.new_page()
+            await page.goto(f"{gateway.url}/?client=web-touch")
+            await page.wait_for_function("window.callswarm.status === 'ready'", timeout=30_000)
+            box = await page.get_by_role("button", name="Hold to talk").bounding_box()
+            assert box is not None
+            point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+            # A finger held on the button: touch start, the utterance, touch end.
+            cdp = await phone.new_cdp_session(page)
+            await cdp.send(
+                "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]}
+            )
+            await page.wait_for_function(
+                f"window.callswarm.sentSeconds >= {len(pcm) / 32000}", timeout=30_000
+            )
+            assert await page.get_attribute("#talk", "aria-pressed") == "true"
+            await cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+            await page.wait_for_function(
+                "window.callswarm.transcripts.length >= 1 && window.callswarm.playedSeconds > 1",
+                timeout=120_000,
+            )
+            assert "ibuprofen" in (await page.evaluate("window.callswarm.transcripts"))[0].lower()
+        finally:
+            await browser.close()
+        # Without the fake permission prompt and with the microphone denied, the page
+        # says so instead of failing silently.
+        browser = await p.chromium.launch(
+            executable_path=CHROMIUM, args=[*FLAGS[:6], "--deny-permission-prompts"]
+        )
+        try:
+            page = await (await browser.new_context(permissions=[])).new_page()
+            await page.goto(f"{gateway.url}/?client=web-denied")
+            # After the greeting has been sent, so nothing else changes the status line.
+            await page.wait_for_function("window.callswarm.replies >= 1", timeout=30_000)
+            await page.get_by_role("button", name="Hold to talk").hover()
+            await page.mouse.down()
+            await page.wait_for_function("window.callswarm.status === 'mic-denied'", timeout=30_000)
+            assert "microphone is blocked" in await page.get_by_role("status").inner_text()
+        finally:
+            await browser.close()

@@ -122,7 +122,10 @@ async def test_a_wrong_sample_rate_is_refused_and_a_right_one_at_8k_works(gatewa
         await c.until("reply_done")
         speech = resample(piper(tts, "Do you have any ibuprofen?"), 16000, 8000)
         await c.speak(speech, rate=8000)
-        assert "ibuprofen" in (await c.until("transcript"))["text"].lower()
+        # Telephone-band audio: the words arrive, the spelling of a drug name may not
+        # ("Ibupurlphin" once); the rate handling is what this tests.
+        assert (await c.until("transcript"))["text"].lower().startswith("do you have any")
+        await c.until("reply_done")
 
 
 async def test_reconnecting_resumes_the_session_and_its_history(gateway, tts) -> None:
@@ -193,3 +196,22 @@ async def test_the_text_socket_answers_each_message_over_the_same_session(gatewa
         assert (await ws.recv()).startswith("error:")
         await ws.send("What are your opening hours?")
         assert "open" in (await ws.recv()).lower()
+
+
+async def test_interrupt_stops_the_reply_and_the_history_keeps_only_what_was_heard(
+    gateway, tts
+) -> None:
+    async with caller(gateway.ws, "web-interrupt") as ws:
+        c = Caller(ws)
+        await c.until("ready")
+        await c.send({"type": "start", "sample_rate": 16000})
+        await c.until("reply_done")
+        await c.speak(piper(tts, "Do you have any ibuprofen?") + silence(0.2))
+        first = await c.until("reply_text")
+        await c.send({"type": "interrupt"})  # the caller pressed talk while it spoke
+        interrupted = await c.until("interrupted")
+        assert first["text"].startswith(interrupted["spoken"].split(",")[0])
+        assert not c.of("reply_done")[1:]  # the greeting's only: this reply never finished
+        session = gateway.services.engine.session("web-interrupt", gateway.services.swarm)
+        assert await session.get_last_assistant_message() == interrupted["spoken"]
+        assert "would you like to order it" not in interrupted["spoken"]

@@ -13,7 +13,7 @@ const conversation = document.getElementById("conversation");
 
 const state = {
   clientId, status: "connecting", agent: "", talking: false,
-  sentSeconds: 0, receivedSeconds: 0, playedSeconds: 0, skippedSeconds: 0, transcripts: [], errors: [],
+  sentSeconds: 0, receivedSeconds: 0, playedSeconds: 0, skippedSeconds: 0, transcripts: [], errors: [], replies: 0,
 };
 window.callswarm = state;
 
@@ -78,6 +78,7 @@ function play(buffer) {
   playAt += audio.duration;
   state.receivedSeconds += audio.duration;
   playing.add(source);
+  if (state.status !== "listening" && state.status !== "speaking") setStatus("speaking");
   source.onended = () => {
     playing.delete(source);
     state.playedSeconds += audio.duration;
@@ -128,7 +129,6 @@ function connect() {
   socket.onmessage = (event) => {
     if (typeof event.data !== "string") {
       play(event.data);
-      if (state.status !== "listening") setStatus("speaking");
       return;
     }
     handle(JSON.parse(event.data));
@@ -166,6 +166,7 @@ function handle(message) {
       break;
     case "reply_done": case "interrupted":
       current = null;
+      state.replies += 1;
       break;
     case "error":
       state.errors.push(message);
