@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from agents import availability, prompts
 from agents.deps import Pharmacy
+from agents.routing import triage_router
 from agents.tools import catalogue, navigation, orders
 from agents.tools.navigation import SALES, TRIAGE
 from agents.tools.spoken import spoken
@@ -117,6 +118,7 @@ def build_pharmacy(
         keep_messages=12,
         description="Greets callers, answers questions, routes them.",
         reminder=prompts.REMINDER,
+        router=triage_router,
     )
     engine.add_agent(
         SALES,

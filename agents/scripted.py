@@ -13,18 +13,12 @@ import re
 from agents import prompts
 from agents.deps import ShopInfo
 from agents.guards import is_clear_yes, spoken_quantities
+from agents.routing import HOURS, PERSON, SHOPPING, WHERE
 from agents.tools.navigation import SALES, TRIAGE
 from models.search import content_words
 from swarm import AssistantMessage, CompletionArgs, Rule, ScriptedBackend, ToolCall
 
-_PERSON = r"\b(operator|human|real person|a person|someone|somebody|staff|pharmacist|manager)\b"
-_HOURS = r"\b(open|opening|close|closing|hours)\b"
-_WHERE = r"\b(where are you|address|located|location|find you)\b"
-_SHOPPING = (
-    r"\b(buy|order|need|want|looking for|have you got|do you (have|sell)|price|cost|something for|"
-    r"pain|ache|headache|cough|cold|fever|flu|allerg\w*|hay ?fever|medicine|tablets?|pills?|"
-    r"cream|spray|drops|vitamins?|sore|itch\w*|i'?d like|like to|can i (get|have)|get some)\b"
-)
+_PERSON, _HOURS, _WHERE, _SHOPPING = PERSON, HOURS, WHERE, SHOPPING
 _DONE = r"\b(that'?s (all|it|everything)|nothing else|i'?m done|read it back|what'?s the total)\b"
 _STATUS = r"\b(status|my orders?|where is my order|did my order)\b"
 _REMOVE = r"\b(?:remove|take off|take out|drop|delete)\s+(?:the\s+)?(?P<p>.+)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,6 +21,7 @@ from swarm._registry import (
     IsAvailable,
     Registry,
     RescueStep,
+    RoutedCall,
     SwarmSpec,
     ToolCall,
     ToolSpec,
@@ -100,6 +101,7 @@ class Engine:
         placeholder: str = DEFAULT_PLACEHOLDER,
         description: str = "",
         reminder: str = "",
+        router: Callable[[str], RoutedCall | None] | None = None,
     ) -> str:
         unique("agent", name, self.registry.agents)
         self.registry.agents[name] = AgentSpec(
@@ -113,6 +115,7 @@ class Engine:
             placeholder=placeholder,
             description=description,
             reminder=reminder,
+            router=router,
         )
         return name
 

@@ -77,6 +77,16 @@ class AgentSpec:
     # A system message placed after the history on every call that offers tools: small
     # models follow what they read last far better than the top of a long prompt.
     reminder: str = ""
+    # Code's first look at the caller's words, before any model call: when it names a
+    # tool call (a routing agent hearing "I'd like paracetamol"), that call is made as if
+    # the model had chosen it, checked the same way, and the model is not asked.
+    router: Callable[[str], RoutedCall | None] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RoutedCall:
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -146,8 +146,9 @@ class Runner:
         if self.turn.steps > self.turn.max_steps:
             raise RecursionLimitExceeded(self.turn.max_steps)
         guard = SpeechGuard(self.session.registry.tools)
+        routed = self._route(agent)
         try:
-            reply = await self._complete(agent, guard, correction=None)
+            reply = routed or await self._complete(agent, guard, correction=None)
         except CompletionError as exc:
             verdict: Verdict | None = Verdict(Problem.COMPLETION_ERROR, str(exc))
             reply = AssistantMessage()
@@ -159,6 +160,26 @@ class Runner:
                 return None
             reply, guard = rescued, None
         return await self._speak(agent, reply, guard)
+
+    def _route(self, agent: AgentSpec) -> AssistantMessage | None:
+        """The agent's router on the caller's words, once per turn, before the model."""
+        if agent.router is None or self.turn.steps != 1:
+            return None
+        view = self.conversation.view(agent)
+        last = view[-1] if view else None
+        if last is None or last.role is not Role.USER or last.mode is not Mode.USER:
+            return None
+        call = agent.router(last.content)
+        if call is None:
+            return None
+        log.info(
+            "routed client_id=%s agent=%s tool=%s", self.session.client_id, agent.name, call.name
+        )
+        return AssistantMessage(
+            tool_calls=(
+                ToolCall(id=f"call_{next(_call_ids)}", name=call.name, arguments=call.arguments),
+            )
+        )
 
     async def _complete(
         self, agent: AgentSpec, guard: SpeechGuard | None, correction: str | None
