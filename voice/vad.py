@@ -175,16 +175,7 @@ class TurnDetector:
             events.append(SpeechPaused(at=self._clock, audio=b"".join(self._utterance)))
         utterance_s = len(self._utterance) * self._frame_s
         if self._silence_s * 1000 >= config.stop_ms or utterance_s >= config.max_utterance_s:
-            if self._confirmed:
-                events.append(
-                    SpeechEnded(
-                        at=self._clock,
-                        last_voice=self._last_voice,
-                        audio=b"".join(self._utterance),
-                        sample_rate=self.sample_rate,
-                    )
-                )
-            self._reset()
+            events += self._end()
         return events
 
     def flush(self) -> list[VadEvent]:
@@ -193,18 +184,18 @@ class TurnDetector:
         A confirmed utterance ends at once, without waiting for `stop_ms` of silence;
         an unconfirmed blip (a click of the button) is dropped."""
         self._pending = b""
-        events: list[VadEvent] = []
-        if self._confirmed:
-            events.append(
-                SpeechEnded(
-                    at=self._clock,
-                    last_voice=self._last_voice,
-                    audio=b"".join(self._utterance),
-                    sample_rate=self.sample_rate,
-                )
-            )
+        return self._end()
+
+    def _end(self) -> list[VadEvent]:
+        ended = SpeechEnded(
+            at=self._clock,
+            last_voice=self._last_voice,
+            audio=b"".join(self._utterance),
+            sample_rate=self.sample_rate,
+        )
+        confirmed = self._confirmed
         self._reset()
-        return events
+        return [ended] if confirmed else []
 
     @staticmethod
     def _rms(frame: bytes) -> float:

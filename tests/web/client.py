@@ -31,6 +31,23 @@ class Caller:
             if event["type"] == kind:
                 return event
 
+    async def greeted(self, rate: int = 16000) -> dict[str, Any]:
+        """Connect as a new caller: ready, start, then the whole greeting. Returns `ready`."""
+        ready = await self.until("ready")
+        await self.send({"type": "start", "sample_rate": rate})
+        await self.until("reply_done")
+        self.audio.clear()
+        return ready
+
+    async def until_audio(self, nbytes: int, *, within: float = 120) -> None:
+        """Read until at least `nbytes` of reply audio have arrived."""
+        while len(self.audio) < nbytes:
+            message = await asyncio.wait_for(self.ws.recv(), within)
+            if isinstance(message, bytes):
+                self.audio += message
+            else:
+                self.events.append(json.loads(message))
+
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e["type"] == kind]
 

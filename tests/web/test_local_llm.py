@@ -23,10 +23,7 @@ async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_mo
     try:
         async with caller(running.ws, "web-local") as ws:
             c = Caller(ws)
-            await c.until("ready")
-            await c.send({"type": "start", "sample_rate": 16000})
-            await c.until("reply_done")  # the greeting
-            c.audio.clear()
+            await c.greeted()
             await c.speak(piper(tts, "Do you have any ibuprofen?") + silence(0.2))
             assert "ibuprofen" in (await c.until("transcript"))["text"].lower()
             done = await c.until("reply_done", within=300)
