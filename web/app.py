@@ -22,6 +22,7 @@ def create_app(gateway: Gateway) -> FastAPI:
         description="Voice and telephony assistant gateway: REST, the caller sockets, the page.",
     )
     app.state.gateway = gateway
+    app.state.voice_connections = voice_socket.Connections()
     app.include_router(text_socket.router)
     app.include_router(voice_socket.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

@@ -49,7 +49,7 @@ class ProtocolError(Exception):
         self.code = code
 
 
-class _Connections:
+class Connections:
     """The live socket per client id, so a reconnect takes over cleanly."""
 
     def __init__(self) -> None:
@@ -75,10 +75,7 @@ async def voice_socket(websocket: WebSocket, client_id: str) -> None:
     if gateway.stt is None or gateway.tts is None:
         await websocket.close(code=1011, reason="voice is not enabled on this gateway")
         return
-    connections: _Connections = getattr(websocket.app.state, "voice_connections", None) or (
-        _Connections()
-    )
-    websocket.app.state.voice_connections = connections
+    connections: Connections = websocket.app.state.voice_connections
     await websocket.accept()
     connection = VoiceConnection(websocket, gateway, client_id)
     await connections.take(connection)
