@@ -15,7 +15,8 @@ WHERE = r"\b(where are you|address|located|location|find you)\b"
 SHOPPING = (
     r"\b(buy|order|need|want|looking for|have you got|do you (have|sell)|price|cost|something for|"
     r"pain|ache|headache|cough|cold|fever|flu|allerg\w*|hay ?fever|medicine|tablets?|pills?|"
-    r"cream|spray|drops|vitamins?|sore|itch\w*|i'?d like|like to|can i (get|have)|get some)\b"
+    r"cream|spray|drops|vitamins?|sore|itch\w*|i'?d like|would like|like to|can i (get|have)|"
+    r"get some)\b"
 )
 
 _OTHER_BUSINESS = re.compile("|".join((PERSON, HOURS, WHERE)), re.IGNORECASE)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from sqlmodel import Session, select
 
 from callswarm.app import Services
@@ -150,3 +151,21 @@ async def test_opening_hours_and_transfer_from_sales(shop: Services) -> None:
     )
     assert "Monday to Saturday" in replies[1]
     assert "member of our staff" in replies[2]
+
+
+@pytest.mark.parametrize(
+    ("said", "routed"),
+    [
+        ("I would like two boxes of paracetamol please.", True),
+        ("Hello, I'd like some ibuprofen", True),
+        ("Do you have anything for a cough?", True),
+        ("I would like to speak to a pharmacist", False),  # a person: the model decides
+        ("What are your opening hours?", False),
+        ("Good morning!", False),
+    ],
+)
+def test_the_triage_router_sends_only_plain_shopping_to_sales(said, routed) -> None:
+    from agents.routing import triage_router
+
+    call = triage_router(said)
+    assert (call is not None and call.name == "navigate_to_sales") is routed
