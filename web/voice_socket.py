@@ -17,7 +17,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from swarm import Role
+from swarm import Mode, Role
 from voice.events import (
     ErrorEvent,
     InterruptedEvent,
@@ -117,7 +117,10 @@ class VoiceConnection:
                 "history": [
                     {"role": m.role.value, "agent": m.agent, "text": m.content}
                     for m in history
-                    if m.role in (Role.USER, Role.ASSISTANT) and m.content and not m.tool_calls
+                    # What was said aloud: not code's instructions, not bare tool calls.
+                    if (m.role is Role.ASSISTANT or (m.role is Role.USER and m.mode is Mode.USER))
+                    and m.content
+                    and not m.tool_calls
                 ],
             }
         )
