@@ -159,7 +159,8 @@ class WhisperSTT:
     def _decode_fitted(self, audio: np.ndarray) -> tuple[str, float]:
         # Pad with real silence (zero samples), not zero features: a zero log-mel is
         # not silence to Whisper, and the decoder then invents more speech.
-        seconds = math.ceil(audio.size / RATE + SILENCE_AFTER_S)
+        # Never past Whisper's 30 s of position embeddings.
+        seconds = min(30, math.ceil(audio.size / RATE + SILENCE_AFTER_S))
         padded = np.pad(audio, (0, seconds * RATE - audio.size))
         features = self._model.feature_extractor(padded, padding=0)[:, : seconds * 100]
         encoded = self._model.encode(features)

@@ -114,3 +114,12 @@ def test_a_fitted_window_hears_what_the_full_window_hears(tts) -> None:
 )
 def test_a_looping_decode_is_recognised_for_a_full_window_retry(text, looping) -> None:
     assert degenerate(text) is looping
+
+
+def test_a_long_utterance_near_the_30_s_window_still_decodes(stt, tts) -> None:
+    sentence = piper(tts, "I would like two boxes of paracetamol please.")
+    long = (sentence + silence(0.5)) * (int(28.5 * 32000) // len(sentence + silence(0.5)) + 1)
+    long = long[: int(28.5 * 32000)]  # 28.5 s: fitted, and the silence pad would reach 31 s
+    heard = stt.transcribe_sync(long)
+    assert "paracetamol" in heard.text.lower()
+    assert heard.audio_s == pytest.approx(28.5)
