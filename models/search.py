@@ -62,9 +62,18 @@ class Hit:
 @lru_cache(maxsize=4096)
 def phonetic_key(word: str) -> str:
     """A small Metaphone-like key tuned for drug names as a recogniser spells them."""
-    w = re.sub(r"[^a-z]", "", word.lower())
+    w = respell(word)
     if not w:
         return ""
+    head, tail = w[0], re.sub(r"[aeiouyhw]", "", w[1:])
+    key = head + tail
+    return re.sub(r"(.)\1+", r"\1", key)
+
+
+@lru_cache(maxsize=4096)
+def respell(word: str) -> str:
+    """One spelling per sound, vowels kept: "ibupurlphin" → "ipupurlfin"."""
+    w = re.sub(r"[^a-z]", "", word.lower())
     for pattern, repl in (
         (r"ph", "f"),
         (r"th", "t"),
@@ -86,13 +95,12 @@ def phonetic_key(word: str) -> str:
         (r"g", "k"),
     ):
         w = re.sub(pattern, repl, w)
-    head, tail = w[0], re.sub(r"[aeiouyhw]", "", w[1:])
-    key = head + tail
-    return re.sub(r"(.)\1+", r"\1", key)
+    return w
 
 
 def _similarity(a: str, b: str) -> float:
-    letters = ratio(a, b) / 100
+    # "ph" heard for "f" is one sound, not two wrong letters.
+    letters = max(ratio(a, b), ratio(respell(a), respell(b))) / 100
     key_a, key_b = phonetic_key(a), phonetic_key(b)
     # Keys collide by chance ("fever" and "vera" are both "fr", "salbute" and "sleep
     # aid" both "slpt"), so a sound match counts only half, the letters the other half.
