@@ -194,7 +194,7 @@ class VoiceConnection:
         kind = message["type"]
         if kind == "start":
             rate = message.get("sample_rate")
-            if rate not in SUPPORTED_RATES:
+            if type(rate) is not int or rate not in SUPPORTED_RATES:
                 raise ProtocolError(
                     "bad_sample_rate",
                     f"sample_rate must be one of {sorted(SUPPORTED_RATES)}, got {rate!r}",
@@ -219,6 +219,9 @@ class VoiceConnection:
                 await self._deliver(event)
             except (WebSocketDisconnect, RuntimeError):
                 return  # the caller is gone; the receiver ends the connection
+            except Exception:
+                # One event that could not be delivered must not silence the call.
+                log.exception("voice_event_failed client_id=%s", self.client_id)
 
     async def _deliver(self, event: VoiceEvent) -> None:
         if isinstance(event, ReplyAudioEvent):
