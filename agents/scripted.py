@@ -18,7 +18,6 @@ from agents.tools.navigation import SALES, TRIAGE
 from models.search import content_words
 from swarm import AssistantMessage, CompletionArgs, Rule, ScriptedBackend, ToolCall
 
-_PERSON, _HOURS, _WHERE, _SHOPPING = PERSON, HOURS, WHERE, SHOPPING
 _DONE = r"\b(that'?s (all|it|everything)|nothing else|i'?m done|read it back|what'?s the total)\b"
 _STATUS = r"\b(status|my orders?|where is my order|did my order)\b"
 _REMOVE = r"\b(?:remove|take off|take out|drop|delete)\s+(?:the\s+)?(?P<p>.+)"
@@ -122,14 +121,14 @@ def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
         [
             # Reception.
             Rule(
-                _PERSON,
+                PERSON,
                 tool="transfer_to_operator",
                 arguments={"reason": "asked for a person"},
                 agent=TRIAGE,
             ),
-            Rule(_HOURS, reply=f"We are open {shop.hours}.", agent=TRIAGE),
-            Rule(_WHERE, reply=f"We are at {shop.address}.", agent=TRIAGE),
-            Rule(_SHOPPING, tool="navigate_to_sales", agent=TRIAGE),
+            Rule(HOURS, reply=f"We are open {shop.hours}.", agent=TRIAGE),
+            Rule(WHERE, reply=f"We are at {shop.address}.", agent=TRIAGE),
+            Rule(SHOPPING, tool="navigate_to_sales", agent=TRIAGE),
             # Only a bare greeting gets one back: "Hello, I'd like paracetamol" is shopping.
             Rule(
                 r"(?i)^\W*(greet|hello|hi|hey|good (morning|afternoon|evening))\b[\s\w,.!?']{0,12}$",
@@ -140,12 +139,12 @@ def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
             Rule(r"(?s).+", respond=_route_if_sellable, agent=TRIAGE),
             # Sales.
             Rule(
-                _PERSON,
+                PERSON,
                 tool="transfer_to_operator",
                 arguments={"reason": "asked for a person"},
                 agent=SALES,
             ),
-            Rule(_HOURS + "|" + _WHERE, tool="navigate_to_triage", agent=SALES),
+            Rule(HOURS + "|" + WHERE, tool="navigate_to_triage", agent=SALES),
             Rule(r"(?s).+", respond=_sales_decision, agent=SALES),
             Rule(r"(?s)(?P<said>.+)", reply="{said}", agent=SALES, on="tool"),
         ],

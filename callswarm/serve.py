@@ -61,9 +61,7 @@ def make_gateway(
 
 def listen(host: str, port: int) -> socket.socket:
     """Bind before serving, so the URL printed is already accepting connections."""
-    sock = socket.create_server((host, port), reuse_port=False)
-    sock.set_inheritable(True)
-    return sock
+    return socket.create_server((host, port))
 
 
 async def serve(settings: Settings, *, announce: Callable[[str], None] = print) -> None:

@@ -17,6 +17,7 @@ from voice.frames import AudioFrame
 from voice.session import VoiceSession
 
 from .speech import cough, frames, piper, silence
+from .waiting import next_of
 
 FIRST = "We have three options for a headache, all in stock today."
 SECOND = "Aspirin costs 2 dollars 49 for a pack of 32 tablets."
@@ -46,14 +47,6 @@ class SlowResponder:
         self.revised.append(spoken)
 
 
-async def events_until(voice: VoiceSession, kind: type, seen: list) -> object:
-    while True:
-        event = await asyncio.wait_for(voice.events.get(), timeout=120)
-        seen.append(event)
-        if isinstance(event, kind):
-            return event
-
-
 async def push(voice: VoiceSession, pcm: bytes) -> None:
     for chunk in frames(pcm):
         await voice.push(AudioFrame(chunk, 16000))
@@ -66,12 +59,12 @@ async def test_speech_over_a_reply_stops_it_cancels_pending_work_and_keeps_only_
     voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
     await push(voice, silence(0.5) + piper(tts, "I need something for a headache.") + silence(0.8))
     seen: list = []
-    await events_until(voice, ReplyAudioEvent, seen)  # the reply is playing
+    await next_of(voice, ReplyAudioEvent, seen)  # the reply is playing
 
     await push(voice, piper(tts, "Wait, stop, I want ibuprofen.") + silence(0.8))
-    interrupted = await events_until(voice, InterruptedEvent, seen)
+    interrupted = await next_of(voice, InterruptedEvent, seen)
     after: list = []
-    transcript = await events_until(voice, TranscriptEvent, after)
+    transcript = await next_of(voice, TranscriptEvent, after)
 
     assert "ibuprofen" in transcript.text.lower()
     # Nothing of the old reply plays after the interruption.
@@ -89,10 +82,10 @@ async def test_a_cough_during_a_reply_does_not_interrupt_it(stt, tts) -> None:
     voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
     await push(voice, silence(0.5) + piper(tts, "I need something for a headache.") + silence(0.8))
     seen: list = []
-    await events_until(voice, ReplyAudioEvent, seen)
+    await next_of(voice, ReplyAudioEvent, seen)
 
     await push(voice, cough(0.1) + silence(0.6))
-    done = await events_until(voice, ReplyDoneEvent, seen)
+    done = await next_of(voice, ReplyDoneEvent, seen)
 
     assert not [e for e in seen if isinstance(e, InterruptedEvent)]
     assert done.text == f"{FIRST} {SECOND}"

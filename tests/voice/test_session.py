@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import numpy as np
 import pytest
 from sqlmodel import Session as DbSession
@@ -23,15 +21,7 @@ from voice.frames import AudioFrame
 from voice.session import VoiceSession
 
 from .speech import frames, piper, silence
-
-
-async def next_of(voice: VoiceSession, kind: type, collected: list) -> object:
-    """Events up to the first of `kind`; the timeout is a safety net, not a synchronisation."""
-    while True:
-        event = await asyncio.wait_for(voice.events.get(), timeout=120)
-        collected.append(event)
-        if isinstance(event, kind):
-            return event
+from .waiting import next_of
 
 
 async def test_a_caller_wav_gets_a_spoken_reply_that_says_the_reply_text(
