@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import suppress
 from typing import Protocol
 
@@ -85,6 +85,7 @@ class _Turn:
         self.current: tuple[str, float] | None = None  # sentence, fraction played
         self.replying = False
         self._first_piece = True
+        self._queue_empty: Callable[[], bool] = lambda: True
         self.first_token: float | None = None
         self.first_audio: float | None = None
         self.transcribed: float | None = None
@@ -135,6 +136,7 @@ class _Turn:
 
     async def _produce(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
         voice = self.voice
+        self._queue_empty = queue.empty
         splitter = SentenceSplitter()
         if self.text is not None:
             for sentence in splitter.feed(self.text) + splitter.flush():
@@ -157,7 +159,11 @@ class _Turn:
     async def _synthesize(self, sentence: str) -> tuple[str, bytes]:
         tts = self.voice.tts
         first, self._first_piece = self._first_piece, False
-        pcm = await tts.synthesize(for_speech(sentence), urgent=first)
+        # Urgent (faster, a little more CPU) for the first piece, and whenever the player
+        # has nothing queued behind what it is saying: a short first sentence ("Done.")
+        # otherwise ends before the next is ready, and the caller hears the gap.
+        urgent = first or self._queue_empty()
+        pcm = await tts.synthesize(for_speech(sentence), urgent=urgent)
         return sentence, resample(pcm, tts.sample_rate, self.voice.output_rate)
 
     async def _play(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
