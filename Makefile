@@ -5,15 +5,16 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # llama-cpp-python compiles llama.cpp; use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
-# Debian packages the tests use: espeak-ng speaks the synthetic callers.
-SYSTEM_PACKAGES := espeak-ng chromium
+# Debian packages the tests use: espeak-ng speaks the synthetic callers, chromium runs
+# the browser tests, sip-tester (sipp) places the phone calls.
+SYSTEM_PACKAGES := espeak-ng chromium sip-tester
 
 .PHONY: run test install model system-deps lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,local,voice]'
+	$(BIN)/pip install --quiet -e '.[dev,local,voice,sip]'
 	touch $(STAMP)
 
 system-deps:

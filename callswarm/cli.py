@@ -73,12 +73,19 @@ def serve(
     voice: Annotated[
         bool | None, typer.Option("--voice/--no-voice", help="Load Whisper and Piper.")
     ] = None,
+    sip: Annotated[
+        bool | None,
+        typer.Option("--sip/--no-sip", help="Also answer phone calls (CALLSWARM_SIP_* settings)."),
+    ] = None,
+    sip_port: Annotated[int | None, typer.Option(help="SIP port (UDP).")] = None,
     config: ConfigOption = None,
 ) -> None:
-    """Run the gateway: the push-to-talk page, the caller sockets and the REST API."""
+    """Run the gateway: the push-to-talk page, the caller sockets, the REST API and SIP."""
     from callswarm.serve import serve as run_server
 
-    settings = _settings(config, host=host, port=port, provider=provider, voice=voice)
+    settings = _settings(
+        config, host=host, port=port, provider=provider, voice=voice, sip=sip, sip_port=sip_port
+    )
     try:
         asyncio.run(run_server(settings, announce=lambda line: print(line, flush=True)))
     except KeyboardInterrupt:

@@ -12,8 +12,9 @@ from sqlmodel import Session as DbSession
 from callswarm import __version__
 from callswarm.app import Services, build_services
 from callswarm.settings import Settings
-from callswarm.voice_bridge import SwarmResponder, TurnRecorder
+from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks
 from models.search import catalogue_vocabulary
+from telephony import SipConfig, SipEndpoint
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
 from web import Gateway, create_app
@@ -59,13 +60,39 @@ def make_gateway(
     )
 
 
+def sip_config(settings: Settings) -> SipConfig:
+    return SipConfig(
+        host=settings.sip_host,
+        port=settings.sip_port,
+        server=settings.sip_server,
+        server_port=settings.sip_server_port,
+        username=settings.sip_username,
+        password=settings.sip_password.get_secret_value(),
+        max_calls=settings.sip_max_calls,
+        rtp_ports=(settings.rtp_port_low, settings.rtp_port_high),
+    )
+
+
+def sip_endpoint(
+    services: Services, engines: tuple[WhisperSTT, PiperTTS], config: SipConfig
+) -> SipEndpoint:
+    hooks = phone_hooks(
+        services.engine, services.swarm, services.greeting, TurnRecorder(services.db)
+    )
+    stt, tts = engines
+    return SipEndpoint(config, hooks, stt=stt, tts=tts)
+
+
 def listen(host: str, port: int) -> socket.socket:
     """Bind before serving, so the URL printed is already accepting connections."""
     return socket.create_server((host, port))
 
 
 async def serve(settings: Settings, *, announce: Callable[[str], None] = print) -> None:
+    if settings.sip and not settings.voice:
+        raise ValueError("SIP calls need voice: drop --no-voice or CALLSWARM_VOICE=false")
     services = build_services(settings)
+    phone: SipEndpoint | None = None
     try:
         await services.warm_up()
         engines = voice_engines(services) if settings.voice else (None, None)
@@ -74,10 +101,18 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         host, port = sock.getsockname()[:2]
         config = uvicorn.Config(app, log_config=None, lifespan="off", ws_max_size=1 << 20)
         server = uvicorn.Server(config)
+        if settings.sip:
+            stt, tts = engines
+            assert stt is not None and tts is not None
+            phone = sip_endpoint(services, (stt, tts), sip_config(settings))
+            await phone.start()
+            announce(f"callswarm answering SIP on {settings.sip_host}:{settings.sip_port}")
         announce(f"callswarm serving on http://{host}:{port}/ (Ctrl-C to stop)")
         # uvicorn stops on SIGINT/SIGTERM: it stops accepting, closes the sockets
         # (callers' voice sessions close and keep what they committed), then returns.
         await server.serve(sockets=[sock])
     finally:
+        if phone is not None:
+            await phone.stop()  # live calls get a BYE; what they committed stays
         await services.aclose()
         log.info("gateway_stopped")

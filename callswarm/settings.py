@@ -55,6 +55,17 @@ class Settings(BaseSettings):
     port: int = Field(default=8000, ge=0, le=65535)
     voice: bool = Field(default=True, description="Load Whisper and Piper for voice callers.")
 
+    sip: bool = Field(default=False, description="Answer phone calls over SIP beside the web.")
+    sip_host: str = Field(default="127.0.0.1", description="SIP/RTP address, bound and advertised.")
+    sip_port: int = Field(default=5070, ge=1, le=65535)
+    sip_server: str = Field(default="", description="Registrar or PBX; empty: no registration.")
+    sip_server_port: int = Field(default=5060, ge=1, le=65535)
+    sip_username: str = "callswarm"
+    sip_password: SecretStr = SecretStr("")
+    sip_max_calls: int = Field(default=8, ge=1, description="Beyond this, 486 Busy Here.")
+    rtp_port_low: int = Field(default=10000, ge=1024, le=65535)
+    rtp_port_high: int = Field(default=20000, ge=1024, le=65535)
+
     shop_name: str = "Riverside Pharmacy"
     shop_address: str = "12 River Street, next to the post office"
     shop_hours: str = "Monday to Saturday 8 am to 8 pm, and Sunday 10 am to 4 pm"

@@ -1,7 +1,8 @@
 """The one place voice meets the swarm and the database.
 
 `SwarmResponder` makes a caller's swarm session a voice `Responder`;
-`TurnRecorder` stores each voice turn's latencies with the caller's session.
+`TurnRecorder` stores each voice turn's latencies with the caller's session;
+`phone_hooks` gives a phone call the same session, keyed by the caller's number.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from collections.abc import AsyncIterator
 from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
 
+from agents.tools.navigation import TRANSFER_WORDS
 from models.tables import TurnRow
 from models.turns import record_turn
-from swarm import Session, StoreWriter
+from swarm import Engine, Session, StoreWriter
+from telephony import CallHooks
 from voice.events import TurnMetricsEvent
 
 log = logging.getLogger("callswarm.voice")
@@ -66,3 +69,25 @@ class TurnRecorder:
 
     def _failed(self, error: Exception) -> None:
         log.error("turn_metrics_unsaved client_id=%s error=%r", self.client_id or "*", error)
+
+
+def phone_hooks(engine: Engine, swarm: str, greeting: str, recorder: TurnRecorder) -> CallHooks:
+    """A phone call's view of the caller's swarm session (keyed by their number)."""
+
+    async def greet(client_id: str) -> str:
+        # Every call is answered with the greeting, and it is part of the conversation.
+        await engine.session(client_id, swarm).emit(greeting)
+        return greeting
+
+    async def operator(client_id: str) -> str:
+        session = engine.session(client_id, swarm)
+        await session.commit_system_message("The caller pressed 0: transfer to a person requested.")
+        await session.emit(TRANSFER_WORDS)
+        return TRANSFER_WORDS
+
+    return CallHooks(
+        responder=lambda client_id: SwarmResponder(engine.session(client_id, swarm)),
+        greet=greet,
+        operator=operator,
+        record_turn=lambda _client_id, event: recorder.record(event),
+    )

@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FORBIDDEN = {
     "voice": {"swarm", "agents", "models", "web", "telephony", "callswarm"},
     "web": {"agents", "telephony", "callswarm"},
+    # A phone call sees a Responder, as the browser does: never agents or the database.
+    "telephony": {"swarm", "agents", "models", "web", "callswarm"},
     # models may import swarm: SqlSessionStore implements the swarm's persistence port.
     "models": {"agents", "voice", "web", "telephony", "callswarm"},
     "agents": {"voice", "web", "telephony", "callswarm"},

@@ -27,8 +27,12 @@ async def navigate_to_triage(ctx: ToolContext, _: NoArguments) -> str:
     return "The caller is now back with the reception agent."
 
 
+# What the caller hears when they ask for a person, by voice or on the keypad.
+TRANSFER_WORDS = "Of course. I'm putting you through to a member of our staff now. Please hold."
+
+
 async def transfer_to_operator(ctx: ToolContext, params: TransferReason) -> None:
     await ctx.commit_tool_output(
         f"Transfer to a person requested. Reason: {params.reason or 'none'}"
     )
-    await ctx.emit("Of course. I'm putting you through to a member of our staff now. Please hold.")
+    await ctx.emit(TRANSFER_WORDS)

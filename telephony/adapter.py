@@ -1,0 +1,526 @@
+"""pyVoIP 1.6.8, adapted: its known defects fixed by subclassing, in this one module.
+
+Each fix, and the defect it answers (docs/telephony.md has the longer story):
+
+- **PCMA sent as μ-law.** `RTPClient.encode_packet` called `encode_pcmu` for PCMA.
+  `G711Client` sends the payload it is given, already encoded in the negotiated codec.
+- **8-bit audio.** pyVoIP decoded G.711 to 8-bit unsigned linear, which costs STT and
+  adds hiss. `G711Client` hands raw G.711 payloads to a `MediaSink`; the call decodes
+  them to PCM16 (`voice.codecs`).
+- **No playback flush.** Outbound audio is a `Playback` buffer with `flush()`, for
+  barge-in, and it counts underruns. Packets leave on a deadline clock, not sleep-after-send.
+- **`start()` blocked until REGISTER succeeded.** `AdaptedSIPClient.start()` registers in
+  a background thread, or not at all in no-registration mode (behind a trusted proxy).
+- **Responses went to the configured server.** `DialogSocket` records where each
+  Call-ID's last message came from and sends that dialog's responses and requests back
+  there (symmetric response, RFC 3581), so a direct caller or any proxy gets them.
+- **`stop()` waited 30 s** for a de-REGISTER answer: it now waits `deregister_timeout`.
+- **`audioop` is gone in Python 3.13:** pyproject.toml depends on `audioop-lts` there.
+
+And what a public endpoint needs beyond that: a malformed RTP packet is counted and
+dropped (it killed the receive thread), a malformed SIP datagram is logged and dropped,
+an INVITE whose offer has no G.711 gets 488, calls over the limit get 486, and the call
+starts at once instead of a fixed 1 s after the 180.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+import socket
+import struct
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+# First: pyVoIP.SIP and pyVoIP.VoIP import each other, and only this order resolves.
+import pyVoIP.VoIP  # noqa: F401
+from pyVoIP import RTP, SIP
+from pyVoIP.VoIP import CallState, PhoneStatus, VoIPCall, VoIPPhone
+
+log = logging.getLogger("telephony.adapter")
+
+PCMU, PCMA, EVENT = RTP.PayloadType.PCMU, RTP.PayloadType.PCMA, RTP.PayloadType.EVENT
+AUDIO_CODECS = (PCMU, PCMA)
+SILENCE = {PCMU: b"\xff", PCMA: b"\xd5"}  # G.711 zero
+SAMPLES_PER_PACKET = 160  # 20 ms at 8 kHz
+DTMF_KEYS = "0123456789*#ABCD"
+
+_RTP_HEADER = struct.Struct("!BBHII")
+_CALL_ID = re.compile(rb"^(?:call-id|i)[ \t]*:[ \t]*(\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+class BadPacket(ValueError):
+    """An RTP datagram that cannot be used."""
+
+
+@dataclass(frozen=True, slots=True)
+class RtpPacket:
+    payload_type: int
+    marker: bool
+    sequence: int
+    timestamp: int
+    ssrc: int
+    payload: bytes
+
+
+def parse_rtp(data: bytes) -> RtpPacket:
+    """RFC 3550 header, CSRCs, extension and padding; anything inconsistent is a BadPacket."""
+    if len(data) < _RTP_HEADER.size:
+        raise BadPacket(f"{len(data)} bytes is shorter than an RTP header")
+    first, second, sequence, timestamp, ssrc = _RTP_HEADER.unpack_from(data)
+    if first >> 6 != 2:
+        raise BadPacket(f"RTP version {first >> 6}, not 2")
+    offset = _RTP_HEADER.size + 4 * (first & 0x0F)
+    if first & 0x10:
+        if len(data) < offset + 4:
+            raise BadPacket("truncated header extension")
+        offset += 4 + 4 * struct.unpack_from("!H", data, offset + 2)[0]
+    end = len(data)
+    if first & 0x20:
+        padding = data[-1]
+        if padding == 0 or padding > end - offset:
+            raise BadPacket(f"bad padding length {padding}")
+        end -= padding
+    if offset > end:
+        raise BadPacket("header longer than the packet")
+    return RtpPacket(
+        second & 0x7F, bool(second & 0x80), sequence, timestamp, ssrc, data[offset:end]
+    )
+
+
+def dtmf_key(packet: RtpPacket) -> str:
+    """The key of an RFC 2833 telephone-event payload."""
+    if len(packet.payload) < 4 or packet.payload[0] >= len(DTMF_KEYS):
+        raise BadPacket("bad telephone-event payload")
+    return DTMF_KEYS[packet.payload[0]]
+
+
+class MediaSink(Protocol):
+    """Where a call's media goes. Called on pyVoIP's receive thread: hand off, don't work."""
+
+    def audio(self, payload: bytes, codec: RTP.PayloadType) -> None: ...
+
+    def dtmf(self, key: str) -> None: ...
+
+
+class _Discard:
+    def audio(self, payload: bytes, codec: RTP.PayloadType) -> None:
+        pass
+
+    def dtmf(self, key: str) -> None:
+        pass
+
+
+class Playback:
+    """A call's outbound G.711: written by the event loop, read every 20 ms by the sender.
+
+    An underrun is a packet padded with silence while a reply was still being written:
+    a gap the caller hears. Silence between replies is not one.
+    """
+
+    def __init__(self, silence: bytes) -> None:
+        self._silence = silence
+        self._lock = threading.Lock()
+        self._buffer = bytearray()
+        self._replying = False
+        self.underruns = 0
+        self.packets = 0
+
+    def write(self, data: bytes) -> None:
+        with self._lock:
+            self._buffer += data
+            self._replying = True
+
+    def finish(self) -> None:
+        """The reply is fully written: running dry after this is the end, not a gap."""
+        with self._lock:
+            self._replying = False
+
+    def flush(self) -> int:
+        """Drop everything queued (barge-in); returns the bytes dropped."""
+        with self._lock:
+            dropped = len(self._buffer)
+            self._buffer.clear()
+            self._replying = False
+            return dropped
+
+    @property
+    def queued_s(self) -> float:
+        with self._lock:
+            return len(self._buffer) / 8000
+
+    def read(self, size: int = SAMPLES_PER_PACKET) -> bytes:
+        with self._lock:
+            chunk = bytes(self._buffer[:size])
+            del self._buffer[:size]
+            self.packets += 1
+            if len(chunk) < size:
+                if self._replying:
+                    self.underruns += 1
+                chunk += self._silence * (size - len(chunk))
+            return chunk
+
+
+class G711Client(RTP.RTPClient):
+    """One RTP stream that passes raw G.711 both ways."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        codecs = [c for c in self.assoc.values() if c in AUDIO_CODECS]
+        if not codecs:
+            raise BadOffer("the offer has no PCMU or PCMA")
+        self.preference = codecs[0]  # the caller's first choice, as pyVoIP picks
+        self.pmout = Playback(SILENCE[self.preference])
+        self.sink: MediaSink = _Discard()
+        self.bad_packets = 0
+        self.packets_in = 0
+
+    @property
+    def codec(self) -> RTP.PayloadType:
+        return self.preference
+
+    def parse_packet(self, packet: bytes) -> None:
+        try:
+            rtp = parse_rtp(packet)
+            codec = self.assoc.get(rtp.payload_type)
+            if codec in AUDIO_CODECS:
+                self.packets_in += 1
+                self.sink.audio(rtp.payload, codec)
+            elif codec is EVENT:
+                key = dtmf_key(rtp)
+                if rtp.marker:  # the first packet of an event; the rest repeat it
+                    self.sink.dtmf(key)
+            else:
+                raise BadPacket(f"payload type {rtp.payload_type} was not negotiated")
+        except BadPacket as exc:
+            self.bad_packets += 1
+            # Logged at powers of two: a flood of junk must not flood the log.
+            if self.bad_packets & (self.bad_packets - 1) == 0:
+                log.warning(
+                    "rtp_bad_packet port=%d count=%d error=%s", self.inPort, self.bad_packets, exc
+                )
+
+    def write(self, data: bytes) -> None:
+        self.pmout.write(data)
+
+    def read(self, length: int = SAMPLES_PER_PACKET, blocking: bool = False) -> bytes:
+        raise NotImplementedError("inbound audio goes to the call's MediaSink")
+
+    def trans(self) -> None:
+        period = SAMPLES_PER_PACKET / 8000
+        sequence, timestamp = self.outSequence, self.outTimestamp
+        due = time.monotonic()
+        while self.NSD:
+            payload = self.pmout.read(SAMPLES_PER_PACKET)
+            header = _RTP_HEADER.pack(
+                0x80, int(self.preference), sequence & 0xFFFF, timestamp & 0xFFFFFFFF, self.outSSRC
+            )
+            try:
+                self.sout.sendto(header + payload, (self.outIP, self.outPort))
+            except OSError as exc:
+                if not self.NSD:
+                    return  # closed by stop()
+                log.warning("rtp_send_failed port=%d error=%r", self.inPort, exc)
+            sequence += 1
+            timestamp += SAMPLES_PER_PACKET
+            # Deadline pacing: each packet is due 20 ms after the last one was *due*,
+            # so send time and sleep overshoot do not add up to drift.
+            due += period
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            elif delay < -0.2:
+                due = time.monotonic()  # stalled (suspended?): resume, don't burst
+
+
+class BadOffer(ValueError):
+    """An INVITE whose session description we cannot answer."""
+
+
+class AdaptedCall(VoIPCall):
+    """A call whose media are `G711Client`s and which says when it ends."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.on_end: Callable[[str], None] = lambda _by: None
+        super().__init__(*args, **kwargs)
+        if self.state is CallState.RINGING and not self.RTPClients:
+            raise BadOffer("no usable audio stream in the offer")
+
+    def create_rtp_clients(
+        self,
+        codecs: dict[int, RTP.PayloadType],
+        ip: str,
+        port: int,
+        request: SIP.SIPMessage,
+        baseport: int,
+    ) -> None:
+        # Recorded so release_ports(call) frees them; pyVoIP forgot to for incoming calls.
+        self.assignedPorts[port] = codecs
+        for index in range(len(request.body["c"])):
+            self.RTPClients.append(
+                G711Client(
+                    codecs,
+                    ip,
+                    port,
+                    request.body["c"][index]["address"],
+                    baseport + index,
+                    self.sendmode,
+                    dtmf=None,
+                )
+            )
+
+    @property
+    def media(self) -> G711Client:
+        client = self.RTPClients[0]
+        assert isinstance(client, G711Client)
+        return client
+
+    def bye(self) -> None:  # the caller hung up
+        super().bye()
+        self.on_end("caller")
+
+    def hangup(self) -> None:  # we hang up
+        super().hangup()
+        self.on_end("gateway")
+
+
+class DialogSocket(socket.socket):
+    """The SIP socket: answers each dialog where its last message came from."""
+
+    MAX_DIALOGS = 4096
+
+    def __init__(self) -> None:
+        super().__init__(socket.AF_INET, socket.SOCK_DGRAM)
+        self._peers: OrderedDict[bytes, tuple[str, int]] = OrderedDict()
+        self._peers_lock = threading.Lock()
+        self.last_peer: tuple[str, int] | None = None
+
+    def recv(self, bufsize: int, flags: int = 0) -> bytes:
+        data, peer = self.recvfrom(bufsize, flags)
+        self.last_peer = peer
+        call_id = _call_id(data)
+        if call_id is not None:
+            with self._peers_lock:
+                self._peers[call_id] = peer
+                self._peers.move_to_end(call_id)
+                while len(self._peers) > self.MAX_DIALOGS:
+                    self._peers.popitem(last=False)
+        return data
+
+    def sendto(self, data: Any, *args: Any) -> int:  # type: ignore[override]
+        call_id = _call_id(bytes(data))
+        with self._peers_lock:
+            peer = self._peers.get(call_id) if call_id is not None else None
+        if peer is not None:
+            args = (*args[:-1], peer)
+        return super().sendto(data, *args)
+
+    def forget(self, call_id: str) -> None:
+        with self._peers_lock:
+            self._peers.pop(call_id.encode(), None)
+
+
+def _call_id(data: bytes) -> bytes | None:
+    match = _CALL_ID.search(data, 0, data.find(b"\r\n\r\n") if b"\r\n\r\n" in data else len(data))
+    return match.group(1) if match else None
+
+
+_REQUEST_LINE = re.compile(rb"^([A-Z]+) \S+ SIP/2\.0$")
+_ECHOED = re.compile(
+    rb"^(via|v|from|f|to|t|call-id|i|cseq)[ \t]*:.*$", re.IGNORECASE | re.MULTILINE
+)
+_COMPACT = {b"v": b"via", b"f": b"from", b"t": b"to", b"i": b"call-id"}
+
+
+def bad_request(raw: bytes, reason: str) -> bytes | None:
+    """A 400 for a request pyVoIP cannot parse, echoing the headers a response must.
+
+    None for responses, for ACKs (never answered) and for datagrams too broken to address."""
+    head = raw.split(b"\r\n\r\n", 1)[0].replace(b"\r\n", b"\n")
+    first = _REQUEST_LINE.match(head.split(b"\n", 1)[0].strip())
+    if first is None or first.group(1) == b"ACK":
+        return None
+    lines = [b"SIP/2.0 400 Bad Request"]
+    names = set()
+    for match in _ECHOED.finditer(head):
+        line, name = match.group(0).rstrip(), match.group(1).lower()
+        name = _COMPACT.get(name, name)
+        names.add(name)
+        if name == b"to" and b";tag=" not in line:
+            line += b";tag=callswarm400"
+        lines.append(line)
+    if not {b"via", b"from", b"to", b"call-id", b"cseq"} <= names:
+        return None
+    lines += [f'Warning: 399 callswarm "{reason}"'.encode(), b"Content-Length: 0", b"", b""]
+    return b"\r\n".join(lines)
+
+
+class AdaptedSIPClient(SIP.SIPClient):
+    def __init__(
+        self, *args: Any, register: bool, deregister_timeout: float, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.registering = register
+        self.deregister_timeout = deregister_timeout
+        self.bad_messages = 0
+        self.s: DialogSocket
+
+    def start(self) -> None:
+        if self.NSD:
+            raise RuntimeError("the SIP client is already started")
+        self.NSD = True
+        self.s = DialogSocket()
+        self.s.bind((self.myIP, self.myPort))
+        self.out = self.s
+        if self.registering:
+            threading.Thread(target=self.register, name="SIP register", daemon=True).start()
+        else:
+            self.phone._status = PhoneStatus.REGISTERED
+        threading.Thread(target=self.recv_loop, name="SIP receive", daemon=True).start()
+
+    def stop(self) -> None:
+        if not self.NSD:
+            return
+        self.NSD = False
+        if self.registerThread:
+            self.registerThread.cancel()
+            self.register_timeout = self.deregister_timeout  # pyVoIP waits this long for a reply
+            self.deregister()
+        self._close_sockets()
+
+    def recv(self) -> None:
+        try:
+            raw = self.s.recv(8192)
+        except BlockingIOError:
+            raise  # recv_loop's cue to release its lock and poll again
+        except OSError as exc:
+            if self.NSD:  # e.g. an ICMP port-unreachable surfacing on a UDP socket
+                log.warning("sip_receive_failed error=%r", exc)
+            return  # otherwise the socket was closed by stop()
+        if not raw.strip(b"\x00\r\n "):
+            return  # keep-alive
+        try:
+            message = SIP.SIPMessage(raw)
+        except Exception as exc:
+            self.bad_messages += 1
+            log.warning("sip_bad_message bytes=%d error=%r", len(raw), exc)
+            response = bad_request(raw, "callswarm could not parse this request")
+            if response is not None and self.s.last_peer is not None:
+                self.s.sendto(response, self.s.last_peer)  # a clear no, not a 32 s timeout
+            return
+        try:
+            self.parse_message(message)
+        except Exception:
+            log.exception("sip_message_failed call_id=%s", message.headers.get("Call-ID"))
+
+
+class AdaptedPhone(VoIPPhone):
+    """The endpoint: pyVoIP's phone with the fixes above, a call limit and clean offers."""
+
+    def __init__(
+        self,
+        *,
+        host: str,
+        port: int,
+        server: str,
+        server_port: int,
+        username: str,
+        password: str,
+        register: bool,
+        max_calls: int,
+        rtp_ports: tuple[int, int],
+        on_call: Callable[[AdaptedCall], None],
+        deregister_timeout: float = 2.0,
+    ) -> None:
+        super().__init__(
+            server or host,
+            server_port,
+            username,
+            password,
+            myIP=host,
+            callCallback=on_call,  # type: ignore[arg-type]
+            sipPort=port,
+            rtpPortLow=rtp_ports[0],
+            rtpPortHigh=rtp_ports[1],
+        )
+        self.max_calls = max_calls
+        self.rejected_busy = 0
+        self.rejected_offers = 0
+        self.sip = AdaptedSIPClient(
+            server or host,
+            server_port,
+            username,
+            password,
+            phone=self,
+            myIP=host,
+            myPort=port,
+            callCallback=self.callback,
+            fatalCallback=self.fatal,
+            register=register,
+            deregister_timeout=deregister_timeout,
+        )
+
+    def live_calls(self) -> int:
+        return sum(1 for call in list(self.calls.values()) if call.state is not CallState.ENDED)
+
+    def _callback_MSG_Invite(self, request: SIP.SIPMessage) -> None:
+        call_id = request.headers["Call-ID"]
+        if call_id in self.calls:
+            super()._callback_MSG_Invite(request)  # a re-INVITE: pyVoIP renegotiates
+            return
+        if self.live_calls() >= self.max_calls:
+            self.rejected_busy += 1
+            log.info("sip_busy call_id=%s limit=%d", call_id, self.max_calls)
+            self._respond(request, "486 Busy Here", "All our lines are busy, please call again")
+            return
+        session_id = random.randint(1, 100000)
+        try:
+            call = AdaptedCall(
+                self, CallState.RINGING, request, session_id, self.myIP, sendmode=self.recvmode
+            )
+        except Exception as exc:
+            self.rejected_offers += 1
+            log.warning("sip_bad_offer call_id=%s error=%r", call_id, exc)
+            self.release_ports()
+            self._respond(request, "488 Not Acceptable Here", "Offer PCMU or PCMA over RTP/AVP")
+            return
+        self.calls[call_id] = call
+        self.sip.out.sendto(self.sip.gen_ringing(request).encode("utf8"), (self.server, self.port))
+        thread = threading.Thread(
+            target=self.callCallback, args=(call,), name=f"call {call_id}", daemon=True
+        )
+        thread.start()
+
+    def _respond(self, request: SIP.SIPMessage, status: str, reason: str) -> None:
+        try:
+            response = self.sip.gen_busy(request)
+        except Exception as exc:  # too broken to answer (no From tag, no Contact…)
+            log.warning("sip_unanswerable error=%r", exc)
+            return
+        response = response.replace("486 Busy Here", status, 1).replace(
+            '399 GS "Unable to accept call"', f'399 callswarm "{reason}"', 1
+        )
+        self.sip.out.sendto(response.encode("utf8"), (self.server, self.port))
+
+    def release_ports(self, call: VoIPCall | None = None) -> None:
+        # pyVoIP's raises when a port is released twice, as a call's __del__ does after
+        # its end; and without a call it first deletes calls whose thread has ended.
+        with self.portsLock:
+            if call is not None:
+                ports = set(call.assignedPorts)
+                call.assignedPorts = {}
+            else:
+                busy = {port for c in list(self.calls.values()) for port in c.assignedPorts}
+                ports = set(self.assignedPorts) - busy
+            self.assignedPorts = [port for port in self.assignedPorts if port not in ports]
+
+    def end(self, call: AdaptedCall) -> None:
+        """Forget a finished call: its ports, its dialog route."""
+        self.calls.pop(call.call_id, None)
+        self.release_ports(call=call)
+        self.sip.s.forget(call.call_id)

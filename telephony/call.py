@@ -1,0 +1,273 @@
+"""One phone call: G.711 over RTP in and out of one VoiceSession.
+
+pyVoIP's threads only hand packets over (`audio`, `dtmf`, `ended`); everything else
+runs on the event loop. Inbound audio is decoded to 8 kHz PCM16 and pushed to the
+voice session; its reply frames are encoded in the call's codec and queued for the
+paced sender, and a barge-in flushes that queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import suppress
+from dataclasses import dataclass
+
+from telephony.adapter import PCMA, AdaptedCall
+from voice.codecs import alaw_to_pcm16, pcm16_to_alaw, pcm16_to_ulaw, ulaw_to_pcm16
+from voice.events import (
+    ErrorEvent,
+    InterruptedEvent,
+    ReplyAudioEvent,
+    ReplyDoneEvent,
+    TranscriptEvent,
+    TurnMetricsEvent,
+)
+from voice.frames import AudioFrame
+from voice.session import Responder, VoiceSession
+from voice.stt import WhisperSTT
+from voice.tts import PiperTTS
+
+log = logging.getLogger("telephony.call")
+
+RATE = 8000
+# Inbound packets waiting for the event loop: 5 s. Past that the loop is badly behind,
+# and the oldest audio is the least useful.
+MAX_INBOUND = 250
+GAP_S = 0.1  # no packet for this long: the caller's phone is suppressing silence
+_GAP_SILENCE = b"\x00\x00" * int(RATE * GAP_S)
+
+
+@dataclass(frozen=True)
+class CallHooks:
+    """What a call needs from the wiring: the caller's swarm session, seen as voice."""
+
+    responder: Callable[[str], Responder]
+    # Called on answer: commits the greeting to the caller's history, returns its words.
+    greet: Callable[[str], Awaitable[str]]
+    # The caller pressed 0: records the request for a person, returns what to say.
+    operator: Callable[[str], Awaitable[str]]
+    record_turn: Callable[[str, TurnMetricsEvent], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class CallSummary:
+    """What one finished call did: for the log, the tests and the load bench."""
+
+    call_id: str
+    client_id: str
+    codec: str
+    ended_by: str  # caller, gateway (RTP timeout), shutdown
+    duration_s: float
+    packets_in: int
+    packets_out: int
+    dropped_in: int
+    bad_packets: int
+    underruns: int
+    dtmf: tuple[str, ...]
+    transcripts: tuple[str, ...]
+    replies: tuple[str, ...]
+
+
+_NUMBER = re.compile(r"^\+?[0-9]{3,20}$")
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def caller_client_id(number: str | None, call_id: str) -> str:
+    """The swarm session a caller lands in: their number, so history and orders follow it.
+
+    A withheld or odd user part gets a per-call id, never a session shared with strangers.
+    """
+    user = (number or "").strip()
+    if _NUMBER.match(user):
+        return user
+    cleaned = _SAFE.sub("", user)[:40]
+    if cleaned and cleaned.lower() not in {"anonymous", "unknown", "restricted", "private"}:
+        return f"sip-{cleaned}"
+    return "sip-anon-" + hashlib.sha256(call_id.encode()).hexdigest()[:12]
+
+
+class PhoneCall:
+    def __init__(
+        self,
+        call: AdaptedCall,
+        client_id: str,
+        hooks: CallHooks,
+        *,
+        stt: WhisperSTT,
+        tts: PiperTTS,
+        rtp_timeout: float,
+    ) -> None:
+        self.call = call
+        self.client_id = client_id
+        self.hooks = hooks
+        self.media = call.media
+        self.codec = self.media.codec
+        self._encode = pcm16_to_alaw if self.codec is PCMA else pcm16_to_ulaw
+        self._rtp_timeout = rtp_timeout
+        self._loop = asyncio.get_running_loop()
+        self._inbound: asyncio.Queue[tuple[str, bytes | str] | None] = asyncio.Queue()
+        self._dropped = 0
+        self._ended_by: str | None = None
+        self._dtmf: list[str] = []
+        self._transcripts: list[str] = []
+        self._replies: list[str] = []
+        self._last_reply = ""
+        self.voice = VoiceSession(
+            client_id,
+            hooks.responder(client_id),
+            stt=stt,
+            tts=tts,
+            output_rate=RATE,
+            # A little more lead than the browser's: a flush drops it on barge-in anyway.
+            lead_s=0.2,
+        )
+        self.media.sink = self
+        call.on_end = self.ended
+
+    # --- pyVoIP's threads ------------------------------------------------------------------
+
+    def audio(self, payload: bytes, codec: object) -> None:
+        self._loop.call_soon_threadsafe(self._put, ("alaw" if codec is PCMA else "ulaw", payload))
+
+    def dtmf(self, key: str) -> None:
+        self._loop.call_soon_threadsafe(self._put, ("dtmf", key))
+
+    def ended(self, by: str) -> None:
+        self._loop.call_soon_threadsafe(self._end, by)
+
+    # --- the event loop -------------------------------------------------------------------
+
+    def _put(self, item: tuple[str, bytes | str]) -> None:
+        if self._inbound.qsize() >= MAX_INBOUND:
+            self._inbound.get_nowait()
+            self._dropped += 1
+        self._inbound.put_nowait(item)
+
+    def _end(self, by: str) -> None:
+        if self._ended_by is None:
+            self._ended_by = by
+            self._inbound.put_nowait(None)
+
+    def hang_up(self, reason: str) -> None:
+        """End the call from our side (shutdown): the BYE goes out as the loop winds down."""
+        self._end(reason)
+
+    async def run(self) -> CallSummary:
+        started = time.monotonic()
+        log.info(
+            "call_started call_id=%s client_id=%s codec=%s",
+            self.call.call_id,
+            self.client_id,
+            self.codec.name,
+        )
+        self.call.answer()
+        forward = self._loop.create_task(self._forward(), name=f"call-out-{self.client_id}")
+        try:
+            await self.voice.say(await self.hooks.greet(self.client_id))
+            await self._receive()
+        finally:
+            # Committed messages stay committed: closing cancels only what is unsaid.
+            await self.voice.close()
+            forward.cancel()
+            with suppress(asyncio.CancelledError):
+                await forward
+            if self._ended_by != "caller":
+                with suppress(Exception):
+                    self.call.hangup()
+        summary = CallSummary(
+            call_id=self.call.call_id,
+            client_id=self.client_id,
+            codec=self.codec.name,
+            ended_by=self._ended_by or "gateway",
+            duration_s=time.monotonic() - started,
+            packets_in=self.media.packets_in,
+            packets_out=self.media.pmout.packets,
+            dropped_in=self._dropped,
+            bad_packets=self.media.bad_packets,
+            underruns=self.media.pmout.underruns,
+            dtmf=tuple(self._dtmf),
+            transcripts=tuple(self._transcripts),
+            replies=tuple(self._replies),
+        )
+        log.info(
+            "call_ended call_id=%s client_id=%s by=%s duration_s=%.1f underruns=%d bad_packets=%d",
+            summary.call_id,
+            summary.client_id,
+            summary.ended_by,
+            summary.duration_s,
+            summary.underruns,
+            summary.bad_packets,
+        )
+        return summary
+
+    async def _receive(self) -> None:
+        idle = 0.0
+        while True:
+            try:
+                item = await asyncio.wait_for(self._inbound.get(), GAP_S)
+            except TimeoutError:
+                # Phones with silence suppression (and sipp between files) send nothing
+                # while the caller is quiet: no packets is silence, and it ends the turn.
+                idle += GAP_S
+                if idle >= self._rtp_timeout:
+                    log.warning("call_rtp_timeout call_id=%s seconds=%.0f", self.call.call_id, idle)
+                    self._end("gateway")
+                else:
+                    await self.voice.push(AudioFrame(_GAP_SILENCE, RATE))
+                continue
+            idle = 0.0
+            if item is None:
+                return
+            kind, data = item
+            if kind == "dtmf":
+                assert isinstance(data, str)
+                await self._key(data)
+                continue
+            assert isinstance(data, bytes)
+            pcm = alaw_to_pcm16(data) if kind == "alaw" else ulaw_to_pcm16(data)
+            await self.voice.push(AudioFrame(pcm, RATE))
+
+    async def _key(self, key: str) -> None:
+        self._dtmf.append(key)
+        log.info("call_dtmf call_id=%s key=%s", self.call.call_id, key)
+        if key == "#" and self._last_reply:
+            await self.voice.say(self._last_reply)
+        elif key == "0":
+            # Cut the reply first: the history keeps what was heard of it, and the words
+            # below come after it, not inside the revision.
+            await self.voice.interrupt()
+            await self.voice.say(await self.hooks.operator(self.client_id))
+
+    async def _forward(self) -> None:
+        playback = self.media.pmout
+        while True:
+            event = await self.voice.events.get()
+            try:
+                if isinstance(event, ReplyAudioEvent):
+                    playback.write(self._encode(event.frame.pcm))
+                elif isinstance(event, InterruptedEvent):
+                    dropped = playback.flush()
+                    log.info(
+                        "call_barge_in call_id=%s dropped_s=%.2f", self.call.call_id, dropped / RATE
+                    )
+                elif isinstance(event, ReplyDoneEvent):
+                    playback.finish()
+                    if event.text:
+                        self._last_reply = event.text
+                        self._replies.append(event.text)
+                elif isinstance(event, TranscriptEvent):
+                    self._transcripts.append(event.text)
+                elif isinstance(event, TurnMetricsEvent):
+                    await self.hooks.record_turn(self.client_id, event)
+                elif isinstance(event, ErrorEvent):
+                    log.error(
+                        "call_turn_failed call_id=%s error=%s", self.call.call_id, event.message
+                    )
+            except Exception:
+                # One event that could not be handled must not silence the call.
+                log.exception("call_event_failed call_id=%s", self.call.call_id)

@@ -1,0 +1,54 @@
+"""A real SIP endpoint on loopback, in the test's own event loop, over the scripted swarm."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+
+from callswarm.app import Services, build_services
+from callswarm.serve import sip_endpoint
+from callswarm.settings import Settings
+from telephony import SipConfig, SipEndpoint
+
+from .sipp import Capture, free_udp_port
+
+
+@dataclass
+class Phone:
+    services: Services
+    endpoint: SipEndpoint
+    config: SipConfig
+
+    @property
+    def target(self) -> str:
+        return f"{self.config.host}:{self.config.port}"
+
+
+async def start_phone(tmp_path, stt, tts, **config) -> Phone:
+    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+    sip = SipConfig(port=free_udp_port(), rtp_ports=(31000, 31999), **config)
+    endpoint = sip_endpoint(services, (stt, tts), sip)
+    await endpoint.start()
+    return Phone(services, endpoint, sip)
+
+
+@pytest.fixture
+async def phone(tmp_path, stt, tts) -> AsyncIterator[Phone]:
+    running = await start_phone(tmp_path, stt, tts)
+    try:
+        yield running
+    finally:
+        await running.endpoint.stop()
+        await running.services.aclose()
+
+
+@pytest.fixture
+async def capture() -> AsyncIterator[Capture]:
+    """Where the caller's phone listens: the gateway's RTP for every call in the test."""
+    media = await Capture.open()
+    try:
+        yield media
+    finally:
+        media.close()

@@ -1,0 +1,159 @@
+"""Real phone calls from sipp on loopback: G.711 speech streamed as RTP, RFC 2833 DTMF,
+the gateway's reply audio captured where the caller's phone would hear it."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlmodel import Session, select
+
+from models.shop import Customer, Order, OrderLine, OrderStatus, Product
+from models.tables import MessageRow
+from tests.voice.speech import piper, silence
+from voice.resample import resample
+
+from .conftest import start_phone
+from .sipp import Stream, dtmf, free_udp_port, g711_file, pause, scenario, sipp, stream
+
+GREETING_S = 4.5  # the greeting plays out before the caller speaks
+REPLY_S = 9.0  # time to answer and speak a reply, before the caller goes on
+
+
+def caller_turns(tts, tmp_path, codec: str, lines: list[str], listen_s: float = REPLY_S) -> str:
+    """The caller's side of the call as sipp actions: each line streamed, then a pause
+    of `listen_s` for the answer."""
+    actions = pause(GREETING_S)
+    for n, line in enumerate(lines):
+        pcm = piper(tts, line) + silence(0.3)
+        path = g711_file(tmp_path / f"line-{n}.g711", pcm, 16000, codec)
+        actions += stream(path, codec) + pause(len(pcm) / 32000 + listen_s)
+    return actions
+
+
+async def heard(stt, stream_: Stream) -> str:
+    """What a caller hears on the line, as Whisper writes it down."""
+    return (await stt.transcribe(resample(stream_.pcm16(), 8000, 16000))).text.lower()
+
+
+def said_in_db(db, client_id: str) -> list[str]:
+    with Session(db) as s:
+        rows = s.exec(
+            select(MessageRow).where(MessageRow.client_id == client_id).order_by(MessageRow.id)
+        ).all()
+    return [f"{row.role}: {row.content}" for row in rows if row.content]
+
+
+async def test_an_order_by_phone_over_pcma_without_registration(
+    phone, capture, stt, tts, tmp_path
+) -> None:
+    lines = [
+        "I would like two boxes of paracetamol please.",
+        "That's all, thank you.",
+        "Yes, please confirm the order.",
+    ]
+    # The confirmation, with its order number, is the longest reply.
+    actions = caller_turns(tts, tmp_path, "PCMA", lines, listen_s=REPLY_S + 3)
+    actions += dtmf("0") + pause(6)  # then ask for a person on the keypad
+    call = scenario(
+        tmp_path,
+        "direct_call.xml",
+        number="+15550100",
+        codecs="8 0",  # PCMA first: the gateway answers in the caller's first choice
+        rtp_port=str(capture.port),
+        actions=actions,
+    )
+    run = await sipp(call, phone.target)
+    assert run.returncode == 0, run.output
+    [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+
+    assert summary.client_id == "+15550100"  # the session follows the caller's number
+    assert summary.codec == "PCMA" and summary.ended_by == "caller"
+    assert summary.dtmf == ("0",)
+    assert summary.underruns == 0 and summary.bad_packets == 0
+    assert "paracetamol" in summary.transcripts[0].lower()
+    # The transcript and the replies are in the database, under the caller's number.
+    history = said_in_db(phone.services.db, "+15550100")
+    assert any(m.startswith("user: ") and "paracetamol" in m.lower() for m in history)
+    assert history[-1] == f"assistant: {summary.replies[-1]}"
+    assert "putting you through" in summary.replies[-1]
+    # The order placed by phone, priced by the catalogue.
+    with Session(phone.services.db) as s:
+        orders = s.exec(select(Order)).all()
+        assert [o.status for o in orders] == [OrderStatus.CONFIRMED]
+        assert s.get(Customer, orders[0].customer_id).client_id == "+15550100"
+        ordered = s.exec(
+            select(Product.name, OrderLine.quantity)
+            .join(Product, Product.sku == OrderLine.sku)
+            .where(OrderLine.order_id == orders[0].id)
+        ).all()
+    assert [tuple(row) for row in ordered] == [("Paracetamol", 2)]
+    # What the caller heard: real A-law on the wire, and the replies in it.
+    line = capture.only()
+    assert line.payload_type == 8
+    words = await heard(stt, line)
+    assert "riverside pharmacy" in words
+    assert "paracetamol" in words and ("5.98" in words or "5 dollars 98" in words)
+    assert "putting you through" in words
+
+
+async def test_registered_to_a_pbx_over_pcmu_with_a_repeat_on_the_keypad(
+    capture, stt, tts, tmp_path
+) -> None:
+    actions = caller_turns(tts, tmp_path, "PCMU", ["Do you have any ibuprofen?"])
+    actions += dtmf("#") + pause(REPLY_S)  # "say that again"
+    registrar_port = free_udp_port()
+    call = scenario(
+        tmp_path,
+        "registrar_call.xml",
+        number="+15550101",
+        codecs="0 8",
+        rtp_port=str(capture.port),
+        actions=actions,
+    )
+    # sipp is the PBX: it must be listening before the gateway registers.
+    pbx = asyncio.get_running_loop().create_task(sipp(call, "", extra=("-p", str(registrar_port))))
+    phone = await start_phone(tmp_path, stt, tts, server="127.0.0.1", server_port=registrar_port)
+    try:
+        run = await pbx
+        assert run.returncode == 0, run.output
+        assert phone.endpoint.status == "REGISTERED"
+        [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+    finally:
+        await phone.endpoint.stop()
+        await phone.services.aclose()
+
+    assert summary.codec == "PCMU" and summary.dtmf == ("#",)
+    assert "ibuprofen" in summary.transcripts[0].lower()
+    greeting, answer, again = summary.replies
+    assert "Ibuprofen" in answer and again == answer  # '#' said the last reply again
+    assert any("ibuprofen" in m.lower() for m in said_in_db(phone.services.db, "+15550101"))
+    line = capture.only()
+    assert line.payload_type == 0
+    words = await heard(stt, line)
+    assert words.count("ibuprofen") >= 2
+
+
+async def test_five_calls_at_once(phone, capture, stt, tts, tmp_path) -> None:
+    actions = caller_turns(tts, tmp_path, "PCMU", ["Do you have any ibuprofen?"])
+    call = scenario(
+        tmp_path,
+        "direct_call.xml",
+        number="+155502[call_number]",  # five different callers
+        codecs="0 8",
+        rtp_port=str(capture.port),
+        actions=actions,
+    )
+    run = await sipp(call, phone.target, calls=5)
+    assert run.returncode == 0, run.output
+    summaries = await asyncio.wait_for(phone.endpoint.wait_finished(5), 10)
+
+    assert len({s.client_id for s in summaries}) == 5
+    for summary in summaries:
+        assert summary.ended_by == "caller" and summary.underruns == 0
+        assert "ibuprofen" in summary.transcripts[0].lower(), summary
+        assert "Ibuprofen" in summary.replies[-1]
+        assert said_in_db(phone.services.db, summary.client_id)[-1].startswith("assistant: We have")
+    # Five separate RTP streams came back, each with a greeting and a reply in it.
+    assert len(capture.streams) == 5
+    for line in capture.streams.values():
+        assert line.voiced_seconds() > 5
