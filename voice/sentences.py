@@ -2,8 +2,9 @@
 
 A piece ends at . ! ? or a line break followed by more text, but not after an
 abbreviation ("Dr."), an initial ("J."), inside a number ("3.20") or a price
-("$2.99"). The first piece of a reply may end at a clause (, ; :) once it has a
-few words, so the first audio starts sooner.
+("$2.99"). The first two pieces of a reply may end at a clause (, ; :) once they
+have a few words: the first so the first audio starts sooner, the second so it is
+synthesised before a short first piece ("Thank you.") has finished playing.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ _CLAUSE = re.compile(r"[,;:](?=\s)")
 
 
 class SentenceSplitter:
-    def __init__(self, *, first_clause_words: int = 4) -> None:
+    def __init__(self, *, first_clause_words: int = 4, clause_pieces: int = 2) -> None:
         self._buffer = ""
-        self._first = True
+        self._pieces = 0  # pieces cut from this reply so far
         self._first_clause_words = first_clause_words
+        self._clause_pieces = clause_pieces
 
     def feed(self, text: str) -> list[str]:
         """Add streamed text; return the pieces now complete, in order."""
@@ -34,12 +36,12 @@ class SentenceSplitter:
             piece, self._buffer = self._buffer[:cut].strip(), self._buffer[cut:]
             if piece:
                 pieces.append(piece)
-                self._first = False
+                self._pieces += 1
 
     def flush(self) -> list[str]:
         """The rest, once the reply is complete."""
         rest, self._buffer = self._buffer.strip(), ""
-        self._first = True
+        self._pieces = 0
         return [rest] if rest else []
 
     def _next_cut(self) -> int | None:
@@ -48,7 +50,7 @@ class SentenceSplitter:
             if match.group(0).startswith("\n") or not self._false_end(match.start()):
                 cut = match.end()
                 break
-        if self._first:
+        if self._pieces < self._clause_pieces:
             # Whichever comes first: a reply that arrives whole must still start short.
             for match in _CLAUSE.finditer(self._buffer, 0, cut or len(self._buffer)):
                 if len(self._buffer[: match.start()].split()) >= self._first_clause_words:

@@ -30,7 +30,23 @@ def test_sentences_are_cut_as_they_arrive_but_not_at_false_ends() -> None:
 def test_the_first_piece_may_end_at_a_clause_for_earlier_audio() -> None:
     pieces = split("We have three good options, all in stock, and all cheap. More follows here.")
     assert pieces[0] == "We have three good options,"
-    assert pieces[1] == "all in stock, and all cheap."  # later pieces wait for a full sentence
+    assert pieces[1] == "all in stock, and all cheap."  # no clause with four words in it
+    assert pieces[2] == "More follows here."
+
+
+def test_after_a_short_first_sentence_the_second_piece_may_end_at_a_clause_too() -> None:
+    """A short "Thank you." plays in 0.7 s: a whole long sentence after it would be late."""
+    splitter = SentenceSplitter()
+    text = (
+        "Thank you. Your order number 1 is placed: 2 packs of Paracetamol, for a total "
+        "of $5.98. It will be ready for collection in an hour."
+    )
+    assert splitter.feed(text) + splitter.flush() == [
+        "Thank you.",
+        "Your order number 1 is placed:",
+        "2 packs of Paracetamol, for a total of $5.98.",  # later pieces are whole sentences
+        "It will be ready for collection in an hour.",
+    ]
 
 
 def test_a_reply_that_arrives_whole_still_starts_with_its_first_clause() -> None:
