@@ -40,6 +40,7 @@ from typing import Any, Protocol
 # First: pyVoIP.SIP and pyVoIP.VoIP import each other, and only this order resolves.
 import pyVoIP.VoIP  # noqa: F401
 from pyVoIP import RTP, SIP
+from pyVoIP.util import acquired_lock_and_unblocked_socket
 from pyVoIP.VoIP import CallState, PhoneStatus, VoIPCall, VoIPPhone
 
 log = logging.getLogger("telephony.adapter")
@@ -392,6 +393,18 @@ class AdaptedSIPClient(SIP.SIPClient):
             self.register_timeout = self.deregister_timeout  # pyVoIP waits this long for a reply
             self.deregister()
         self._close_sockets()
+
+    def recv_loop(self) -> None:
+        while self.NSD:
+            try:
+                with acquired_lock_and_unblocked_socket(self.recvLock, self.s):
+                    self.recv()
+            except BlockingIOError:
+                time.sleep(0.01)
+            except OSError:
+                if self.NSD:
+                    raise
+                return  # stop() closed the socket under us
 
     def recv(self) -> None:
         try:

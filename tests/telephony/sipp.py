@@ -168,6 +168,10 @@ class Capture(asyncio.DatagramProtocol):
             self._arrived.clear()
             await self._arrived.wait()
 
+    def latest(self) -> Stream:
+        """The stream of the call answered last."""
+        return list(self.streams.values())[-1]
+
     def only(self) -> Stream:
         assert len(self.streams) == 1, f"{len(self.streams)} RTP streams"
         return next(iter(self.streams.values()))

@@ -43,6 +43,9 @@ def request(
     return (CRLF.join(lines) + CRLF + CRLF + body).encode()
 
 
+RTPMAP = {"0": "PCMU/8000", "8": "PCMA/8000", "18": "G729/8000", "101": "telephone-event/8000"}
+
+
 def offer(rtp_port: int, payload_types: str = "0 101") -> str:
     return CRLF.join(
         [
@@ -52,8 +55,7 @@ def offer(rtp_port: int, payload_types: str = "0 101") -> str:
             "c=IN IP4 127.0.0.1",
             "t=0 0",
             f"m=audio {rtp_port} RTP/AVP {payload_types}",
-            "a=rtpmap:0 PCMU/8000",
-            "a=rtpmap:101 telephone-event/8000",
+            *(f"a=rtpmap:{pt} {RTPMAP[pt]}" for pt in payload_types.split()),
             "a=sendrecv",
             "",
         ]

@@ -1,0 +1,181 @@
+"""The pyVoIP adapter's fixes, each against real sockets on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import struct
+
+import numpy as np
+import pytest
+from pyVoIP.RTP import PayloadType
+
+from telephony import SipConfig, SipEndpoint, caller_client_id
+from telephony.adapter import (
+    BadPacket,
+    DialogSocket,
+    G711Client,
+    Playback,
+    bad_request,
+    dtmf_key,
+    parse_rtp,
+)
+from voice.codecs import alaw_to_pcm16, pcm16_to_alaw
+
+from .sipp import free_udp_port
+from .uac import rtp
+
+
+def test_rtp_headers_with_csrcs_extension_and_padding_parse() -> None:
+    packet = parse_rtp(rtp(b"\xd5" * 160, sequence=7, payload_type=8))
+    assert (packet.payload_type, packet.sequence, packet.payload) == (8, 7, b"\xd5" * 160)
+    # One CSRC, a one-word extension, three bytes of padding.
+    header = struct.pack("!BBHII", 0xB1, 0x80 | 101, 1, 160, 99) + b"CSRC"
+    extension = struct.pack("!HH", 0xBEDE, 1) + b"EXT!"
+    event = bytes([11, 0x0A, 0, 160])
+    packet = parse_rtp(header + extension + event + b"\x00\x00\x03")
+    assert packet.marker and packet.payload == event and dtmf_key(packet) == "#"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\x80\x00\x00",  # shorter than a header
+        struct.pack("!BBHII", 0x00, 0, 1, 1, 1) + b"x" * 160,  # version 0
+        struct.pack("!BBHII", 0x8F, 0, 1, 1, 1),  # 15 CSRCs promised, none there
+        struct.pack("!BBHII", 0x90, 0, 1, 1, 1) + b"\x00\x01",  # truncated extension
+        struct.pack("!BBHII", 0xA0, 0, 1, 1, 1) + b"ab\x09",  # padding longer than payload
+    ],
+)
+def test_malformed_rtp_is_a_clear_error(data: bytes) -> None:
+    with pytest.raises(BadPacket):
+        parse_rtp(data)
+
+
+def test_a_telephone_event_out_of_range_is_refused() -> None:
+    with pytest.raises(BadPacket):
+        dtmf_key(parse_rtp(rtp(bytes([200, 0, 0, 0]), sequence=1, payload_type=101)))
+
+
+def test_playback_counts_gaps_inside_a_reply_only() -> None:
+    playback = Playback(b"\xff")
+    assert playback.read() == b"\xff" * 160 and playback.underruns == 0  # idle line
+    playback.write(b"\x01" * 200)
+    assert playback.read() == b"\x01" * 160
+    assert playback.read() == b"\x01" * 40 + b"\xff" * 120  # ran dry mid-reply
+    assert playback.underruns == 1
+    playback.write(b"\x02" * 480)
+    assert playback.flush() == 480  # barge-in drops what was queued
+    assert playback.read() == b"\xff" * 160 and playback.underruns == 1
+    playback.write(b"\x03" * 160)
+    playback.finish()
+    playback.read()
+    playback.read()
+    assert playback.underruns == 1 and playback.packets == 6
+
+
+def test_pcma_calls_are_sent_as_a_law_at_a_steady_20_ms() -> None:
+    """pyVoIP 1.6.8 sent μ-law bytes labelled PCMA; the adapter sends what it is given."""
+    receiver = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    receiver.bind(("127.0.0.1", 0))
+    receiver.settimeout(5)
+    port = free_udp_port()
+    client = G711Client(
+        {8: PayloadType.PCMA, 101: PayloadType.EVENT},
+        "127.0.0.1",
+        port,
+        "127.0.0.1",
+        receiver.getsockname()[1],
+        None,
+    )
+    tone = (8000 * np.sin(2 * np.pi * 440 * np.arange(1600) / 8000)).astype("<i2").tobytes()
+    client.write(pcm16_to_alaw(tone))
+    client.start()
+    try:
+        packets = [parse_rtp(receiver.recv(2048)) for _ in range(12)]
+    finally:
+        client.stop()
+        receiver.close()
+    assert {p.payload_type for p in packets} == {8}
+    assert [p.timestamp - packets[0].timestamp for p in packets] == [160 * i for i in range(12)]
+    heard = b"".join(p.payload for p in packets[:10])
+    assert heard == pcm16_to_alaw(tone)  # byte for byte: no μ-law, no 8-bit detour
+    decoded = np.frombuffer(alaw_to_pcm16(heard), "<i2").astype(float)
+    assert np.sqrt(np.mean(decoded**2)) > 5000  # the tone, not hiss
+    assert packets[10].payload == b"\xd5" * 160  # then A-law silence
+
+
+def test_sip_replies_go_where_the_dialog_came_from() -> None:
+    """pyVoIP sent every response to its configured server; a direct caller never saw them."""
+    gateway, caller = DialogSocket(), socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        gateway.bind(("127.0.0.1", 0))
+        caller.bind(("127.0.0.1", 0))
+        caller.settimeout(5)
+        caller.sendto(b"INVITE sip:x SIP/2.0\r\nCall-ID: abc@host\r\n\r\n", gateway.getsockname())
+        assert gateway.recv(8192).startswith(b"INVITE")
+        server = ("127.0.0.1", free_udp_port())  # where pyVoIP would have sent it
+        gateway.sendto(b"SIP/2.0 200 OK\r\ni: abc@host\r\n\r\n", server)
+        assert caller.recv(8192).startswith(b"SIP/2.0 200 OK")
+    finally:
+        gateway.close()
+        caller.close()
+
+
+def test_an_unparseable_request_gets_a_400_echoing_its_dialog() -> None:
+    raw = (
+        b"INVITE sip:pharmacy@127.0.0.1 SIP/2.0\r\nv: SIP/2.0/UDP 127.0.0.1:5999;branch=z9hG4bK1\r\n"
+        b"f: <sip:+1555@127.0.0.1>;tag=9\r\nt: <sip:pharmacy@127.0.0.1>\r\ni: call-1\r\n"
+        b"CSeq: 1 INVITE\r\n\r\nv=0\r\nm=audio nonsense\r\n"
+    )
+    response = bad_request(raw, "bad offer")
+    assert response is not None
+    lines = response.decode().split("\r\n")
+    assert lines[0] == "SIP/2.0 400 Bad Request"
+    assert "i: call-1" in lines and "CSeq: 1 INVITE" in lines
+    assert "t: <sip:pharmacy@127.0.0.1>;tag=callswarm400" in lines
+    assert bad_request(raw.replace(b"INVITE sip", b"ACK sip", 1), "x") is None  # never answered
+    assert bad_request(b"SIP/2.0 200 OK\r\n\r\n", "x") is None
+    assert bad_request(b"\x00\xff junk", "x") is None
+
+
+@pytest.mark.parametrize(
+    ("number", "expected"),
+    [
+        ("+15550100", "+15550100"),
+        ("5550100", "5550100"),
+        ("alice", "sip-alice"),
+        ("bob/../etc", "sip-bob..etc"),
+        ("anonymous", "sip-anon-"),
+        (None, "sip-anon-"),
+    ],
+)
+def test_the_session_follows_the_callers_number(number: str | None, expected: str) -> None:
+    client_id = caller_client_id(number, "call-id-1")
+    assert client_id.startswith(expected) and "/" not in client_id
+    if expected.endswith("-"):  # withheld numbers never share a session
+        assert client_id != caller_client_id(number, "call-id-2")
+
+
+async def test_start_does_not_wait_for_a_registrar_and_stop_does_not_wait_30_s(stt, tts) -> None:
+    """A registrar that never answers: pyVoIP's start() blocked on it, and stop() then
+    waited 30 s for the de-REGISTER answer."""
+    silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    silent.bind(("127.0.0.1", 0))
+    config = SipConfig(
+        port=free_udp_port(),
+        server="127.0.0.1",
+        server_port=silent.getsockname()[1],
+        deregister_timeout=0.5,
+    )
+    endpoint = SipEndpoint(config, hooks=None, stt=stt, tts=tts)  # type: ignore[arg-type]
+    try:
+        await asyncio.wait_for(endpoint.start(), 5)
+        assert endpoint.status == "REGISTERING"
+        silent.settimeout(5)
+        assert silent.recv(8192).startswith(b"REGISTER")  # it did ask
+    finally:
+        await asyncio.wait_for(endpoint.stop(), 10)
+        silent.close()
+    assert endpoint.status == "stopped"

@@ -1,0 +1,158 @@
+"""Hang-ups, the call limit and malformed input, with a small Python SIP caller where
+sipp cannot wait on what the caller hears."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+
+import numpy as np
+import pytest
+
+from tests.voice.speech import piper, silence
+from voice.codecs import pcm16_to_ulaw
+from voice.resample import resample
+
+from .conftest import start_phone
+from .sipp import Capture, Stream
+from .test_sipp_calls import said_in_db
+from .uac import Call, SipPeer, offer, request, rtp
+
+
+def _peaks(stream: Stream) -> np.ndarray:
+    samples = np.frombuffer(stream.pcm16(), dtype="<i2").astype(np.int32)
+    return np.abs(samples[: samples.size // 160 * 160].reshape(-1, 160)).max(axis=1)
+
+
+def quiet_after_voice(stream: Stream, packets: int = 25) -> bool:
+    """Something was said, and the line has been quiet since for `packets` × 20 ms."""
+    voiced = np.flatnonzero(_peaks(stream) > 500)
+    return voiced.size > 0 and len(stream.packets) - voiced[-1] > packets
+
+
+def voiced_packets(stream: Stream) -> int:
+    return int((_peaks(stream) > 500).sum())
+
+
+def ulaw(tts, text: str) -> bytes:
+    return pcm16_to_ulaw(resample(piper(tts, text) + silence(0.8), 16000, 8000))
+
+
+@pytest.fixture
+async def peer():
+    sip = await SipPeer.open()
+    try:
+        yield sip
+    finally:
+        sip.close()
+
+
+async def connect(peer: SipPeer, capture: Capture, target: str, number: str) -> Call:
+    call = Call(peer, capture, target, number)
+    calls_before = len(capture.streams)
+    answer = await asyncio.wait_for(call.invite(), 10)
+    assert answer.startswith("SIP/2.0 200 OK"), answer
+    # The greeting first: wait until it has been said.
+    await asyncio.wait_for(
+        capture.until(lambda c: len(c.streams) > calls_before and quiet_after_voice(c.latest())),
+        20,
+    )
+    return call
+
+
+async def test_the_caller_hanging_up_mid_reply_cleans_up_and_keeps_what_was_said(
+    phone, capture, peer, tts
+) -> None:
+    call = await connect(peer, capture, phone.target, "+15550130")
+    before = voiced_packets(capture.latest())
+    await call.speak(ulaw(tts, "Do you have any ibuprofen?"))
+    # The reply starts on the line: hang up in the middle of it.
+    await asyncio.wait_for(capture.until(lambda c: voiced_packets(c.latest()) > before + 25), 20)
+    bye = await asyncio.wait_for(call.bye(), 5)
+    assert bye.startswith("SIP/2.0 200 OK")
+
+    [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+    assert summary.ended_by == "caller" and summary.client_id == "+15550130"
+    assert "ibuprofen" in summary.transcripts[0].lower()
+    assert len(summary.replies) == 1  # the greeting: the cut reply never finished
+    assert not phone.endpoint.live and not phone.endpoint.phone.calls
+    assert phone.endpoint.phone.assignedPorts == []  # its RTP port is free again
+    history = said_in_db(phone.services.db, "+15550130")
+    assert any(m.startswith("user: ") and "ibuprofen" in m.lower() for m in history)
+    # Only what was heard stays: the reply's end ("Would you like to order it?") was not.
+    assert history[-1].startswith(("user:", "assistant: We"))
+    assert "order it" not in history[-1]
+
+    # The line is free for the next caller.
+    again = await connect(peer, capture, phone.target, "+15550131")
+    assert (await asyncio.wait_for(again.bye(), 5)).startswith("SIP/2.0 200 OK")
+
+
+async def test_calls_over_the_limit_hear_busy_here(capture, peer, stt, tts, tmp_path) -> None:
+    phone = await start_phone(tmp_path, stt, tts, max_calls=1)
+    try:
+        first = await connect(peer, capture, phone.target, "+15550140")
+        second = Call(peer, capture, phone.target, "+15550141")
+        busy = await asyncio.wait_for(second.invite(), 10)
+        assert busy.startswith("SIP/2.0 486 Busy Here")
+        assert "All our lines are busy" in busy
+        assert phone.endpoint.phone.rejected_busy == 1
+        await asyncio.wait_for(first.bye(), 5)
+        await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+        third = await connect(peer, capture, phone.target, "+15550142")  # a line is free
+        await asyncio.wait_for(third.bye(), 5)
+    finally:
+        await phone.endpoint.stop()
+        await phone.services.aclose()
+
+
+async def test_malformed_sip_sdp_and_rtp_leave_the_call_in_progress_alone(
+    phone, capture, peer, tts
+) -> None:
+    call = await connect(peer, capture, phone.target, "+15550150")
+    assert call.remote_rtp is not None
+
+    # Junk on the SIP port: dropped and logged.
+    peer.send(b"\x00\xff\x13 not sip at all", phone.target)
+    peer.send(b"SIP/2.0 999\r\n\r\n", phone.target)
+
+    async def invite(body: str) -> str:
+        other = Call(peer, capture, phone.target, "+15550159")
+        return await asyncio.wait_for(other.invite(body), 10)
+
+    # An SDP pyVoIP cannot parse (an rtpmap for a payload type the m= line lacks): a 400.
+    broken = offer(capture.port, "0") + "a=rtpmap:8 PCMA/8000\r\n"
+    assert (await invite(broken)).startswith("SIP/2.0 400 Bad Request")
+    # An offer without G.711 (G.729 only), and an INVITE with no offer: 488.
+    assert (await invite(offer(capture.port, "18"))).startswith("SIP/2.0 488")
+    no_offer = request(
+        "INVITE",
+        phone.target,
+        call_id="no-offer",
+        number="+15550158",
+        local_port=peer.port,
+        cseq=1,
+    )
+    peer.send(no_offer, phone.target)
+    assert (await asyncio.wait_for(peer.final("no-offer"), 10)).startswith("SIP/2.0 488")
+
+    # Junk RTP on the live call's port.
+    for junk in (
+        b"\x80",
+        struct.pack("!BBHII", 0x00, 0, 1, 1, 1) + b"x" * 160,
+        rtp(bytes([200, 0, 0, 0]), sequence=9, payload_type=101),
+        rtp(b"\x00" * 160, sequence=10, payload_type=96),
+        struct.pack("!BBHII", 0xA0, 0, 1, 1, 1) + b"ab\x09",
+    ):
+        capture.send(junk, call.remote_rtp)
+
+    # The call carries on as if nothing happened.
+    await call.speak(ulaw(tts, "Do you have any ibuprofen?"))
+    before = voiced_packets(capture.latest())
+    await asyncio.wait_for(capture.until(lambda c: voiced_packets(c.latest()) > before + 100), 20)
+    await asyncio.wait_for(call.bye(), 5)
+    [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+    assert summary.bad_packets == 5
+    assert "ibuprofen" in summary.transcripts[0].lower()
+    assert phone.endpoint.phone.rejected_offers == 2
+    assert phone.endpoint.phone.sip.bad_messages >= 2
