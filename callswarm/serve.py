@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import uvicorn
 from sqlmodel import Session as DbSession
@@ -93,6 +93,18 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         raise ValueError("SIP calls need voice: drop --no-voice or CALLSWARM_VOICE=false")
     services = build_services(settings)
     phone: SipEndpoint | None = None
+    stopped = False
+
+    async def stop() -> None:
+        nonlocal stopped
+        if stopped:
+            return
+        stopped = True
+        if phone is not None:
+            await phone.stop()  # live calls get a BYE; what they committed stays
+        await services.aclose()
+        log.info("gateway_stopped")
+
     try:
         await services.warm_up()
         engines = voice_engines(services) if settings.voice else (None, None)
@@ -100,7 +112,7 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         sock = listen(settings.host, settings.port)
         host, port = sock.getsockname()[:2]
         config = uvicorn.Config(app, log_config=None, lifespan="off", ws_max_size=1 << 20)
-        server = uvicorn.Server(config)
+        server = _Server(config, stop)
         if settings.sip:
             stt, tts = engines
             assert stt is not None and tts is not None
@@ -108,11 +120,23 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
             await phone.start()
             announce(f"callswarm answering SIP on {settings.sip_host}:{settings.sip_port}")
         announce(f"callswarm serving on http://{host}:{port}/ (Ctrl-C to stop)")
-        # uvicorn stops on SIGINT/SIGTERM: it stops accepting, closes the sockets
-        # (callers' voice sessions close and keep what they committed), then returns.
         await server.serve(sockets=[sock])
     finally:
-        if phone is not None:
-            await phone.stop()  # live calls get a BYE; what they committed stays
-        await services.aclose()
-        log.info("gateway_stopped")
+        await stop()  # if serving never started, or failed
+
+
+class _Server(uvicorn.Server):
+    """uvicorn, then our services, in one shutdown.
+
+    uvicorn stops on SIGINT/SIGTERM: it stops accepting and closes the sockets (web
+    callers' voice sessions close and keep what they committed). Only then may SIP calls
+    and the services go, and it must happen here: once serve() returns, uvicorn re-raises
+    the signal and asyncio cancels whatever the caller still awaits."""
+
+    def __init__(self, config: uvicorn.Config, then: Callable[[], Awaitable[None]]) -> None:
+        super().__init__(config)
+        self._then = then
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets=sockets)
+        await self._then()

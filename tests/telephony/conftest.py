@@ -26,8 +26,10 @@ class Phone:
         return f"{self.config.host}:{self.config.port}"
 
 
-async def start_phone(tmp_path, stt, tts, **config) -> Phone:
-    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+async def start_phone(tmp_path, stt, tts, settings: Settings | None = None, **config) -> Phone:
+    settings = settings or Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None)
+    services = build_services(settings)
+    await services.warm_up()
     sip = SipConfig(port=free_udp_port(), rtp_ports=(31000, 31999), **config)
     endpoint = sip_endpoint(services, (stt, tts), sip)
     await endpoint.start()

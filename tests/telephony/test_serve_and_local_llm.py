@@ -1,0 +1,93 @@
+"""A phone call end to end on the embedded model, and `callswarm serve --sip` as a process."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import sys
+
+from callswarm.app import open_database
+from callswarm.settings import Settings
+from tests.test_cli import base_env
+
+from .conftest import start_phone
+from .sipp import free_udp_port, scenario, sipp
+from .test_sipp_calls import caller_turns, heard, said_in_db
+
+
+async def test_a_phone_call_on_the_embedded_model(capture, stt, tts, tmp_path, bundled_model):
+    settings = Settings(
+        data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
+    )
+    phone = await start_phone(tmp_path, stt, tts, settings)
+    try:
+        # The model takes seconds, not milliseconds: the caller listens longer.
+        actions = caller_turns(tts, tmp_path, "PCMU", ["Do you have any ibuprofen?"], listen_s=20)
+        call = scenario(
+            tmp_path,
+            "direct_call.xml",
+            number="+15550160",
+            codecs="0 8",
+            rtp_port=str(capture.port),
+            actions=actions,
+        )
+        run = await sipp(call, phone.target)
+        assert run.returncode == 0, run.output
+        [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+    finally:
+        await phone.endpoint.stop()
+        await phone.services.aclose()
+    assert "ibuprofen" in summary.transcripts[0].lower()
+    greeting, reply = summary.replies
+    assert "ibuprofen" in reply.lower()
+    assert said_in_db(phone.services.db, "+15550160")[-1] == f"assistant: {reply}"
+    assert "ibuprofen" in await heard(stt, capture.only())
+
+
+async def test_serve_sip_answers_calls_beside_the_web_and_stops_on_ctrl_c(
+    capture, stt, tts, tmp_path
+) -> None:
+    sip_port = free_udp_port()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "callswarm", "serve", "--port", "0", "--provider", "scripted"),
+        *("--sip", "--sip-port", str(sip_port)),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=base_env(tmp_path),
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        announced = (await asyncio.wait_for(process.stdout.readline(), 120)).decode()
+        assert f"answering SIP on 127.0.0.1:{sip_port}" in announced, announced
+        url = (await process.stdout.readline()).decode()
+        assert re.search(r"serving on http://127\.0\.0\.1:\d+/", url), url
+        actions = caller_turns(tts, tmp_path, "PCMA", ["Do you have any ibuprofen?"])
+        call = scenario(
+            tmp_path,
+            "direct_call.xml",
+            number="+15550170",
+            codecs="8 0",
+            rtp_port=str(capture.port),
+            actions=actions,
+        )
+        run = await sipp(call, f"127.0.0.1:{sip_port}")
+        assert run.returncode == 0, run.output
+        process.send_signal(signal.SIGINT)
+        _out, errors = await asyncio.wait_for(process.communicate(), 60)
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    err = errors.decode()
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    assert "call_ended" in err and "sip_stopped" in err and "gateway_stopped" in err
+    # What the caller said is in the gateway's database; what it said back was heard.
+    db = open_database(Settings(data_dir=tmp_path))
+    try:
+        assert any("ibuprofen" in m.lower() for m in said_in_db(db, "+15550170"))
+    finally:
+        db.dispose()
+    assert "ibuprofen" in await heard(stt, capture.only())
