@@ -1,0 +1,214 @@
+"""How many phone calls at once the gateway carries with clean audio.
+
+    .venv/bin/python benchmarks/sip_load.py [--calls 1,4,8,12,16] [--provider scripted]
+
+`callswarm serve --sip` runs as its own process, as in production. For each N, sipp
+places N calls within a second; each hears the greeting, says the reference utterance
+(Piper, streamed as PCMU RTP), listens for 9 s and hangs up. The gateway's RTP goes to
+a capture socket in this process, read on its own thread, which timestamps every packet.
+
+Clean audio means, for every call: no underrun (a packet padded with silence in the
+middle of a reply, counted by the gateway and logged with `call_ended`), packets paced
+at 20 ms (p99 of the gaps between packets ≤ 30 ms), and a reply in the audio. Also
+reported: release of speech → first reply audio (the gateway's own turn metrics, p50
+and p95) and the gateway's CPU seconds per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import socket
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+from _harness import REPO, pct
+from sqlmodel import Session, select
+
+from callswarm.app import open_database
+from callswarm.settings import Settings
+from models.tables import TurnRow
+from telephony.adapter import BadPacket, parse_rtp
+from tests.telephony.sipp import free_udp_port, g711_file, pause, scenario, sipp, stream
+from voice.codecs import ulaw_to_pcm16
+from voice.tts import PiperTTS, bundled_voice
+
+UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
+
+
+class Capture(threading.Thread):
+    """The callers' ears: every RTP packet with its arrival time, per SSRC."""
+
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.packets: dict[int, list[tuple[float, bytes]]] = defaultdict(list)
+        self.running = True
+
+    def run(self) -> None:
+        while self.running:
+            try:
+                data = self.sock.recv(2048)
+            except TimeoutError:
+                continue
+            arrived = time.monotonic()
+            try:
+                packet = parse_rtp(data)
+            except BadPacket:
+                continue
+            self.packets[packet.ssrc].append((arrived, packet.payload))
+
+    def stop(self) -> None:
+        self.running = False
+        self.join()
+        self.sock.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class GatewayLog:
+    """The gateway's stderr, line by line: each call's `call_ended` line has its underruns."""
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self.underruns: list[int] = []
+        self._changed = asyncio.Condition()
+        self._task = asyncio.get_running_loop().create_task(self._read(stream))
+
+    async def _read(self, stream: asyncio.StreamReader) -> None:
+        while line := await stream.readline():
+            found = re.search(rb"call_ended .* underruns=(\d+)", line)
+            if found:
+                async with self._changed:
+                    self.underruns.append(int(found.group(1)))
+                    self._changed.notify_all()
+
+    async def ended(self, count: int) -> list[int]:
+        async with self._changed:
+            await self._changed.wait_for(lambda: len(self.underruns) >= count)
+        return self.underruns[:count]
+
+
+async def level(calls: int, gateway: str, pid: int, caller_file: Path, seconds: float, log):
+    capture = Capture()
+    capture.start()
+    with tempfile.TemporaryDirectory() as tmp:
+        actions = pause(4.5) + stream(caller_file, "PCMU") + pause(seconds + 9)
+        call = scenario(
+            Path(tmp),
+            "direct_call.xml",
+            number="+1555" + str(calls).zfill(3) + "[call_number]",
+            codecs="0 8",
+            rtp_port=str(capture.port),
+            actions=actions,
+        )
+        before = len(log.underruns)
+        cpu = cpu_seconds(pid)
+        run = await sipp(call, gateway, calls=calls, max_seconds=120)
+        cpu = cpu_seconds(pid) - cpu
+    capture.stop()
+    # Every call logs one call_ended line; wait for this level's.
+    ended = (await asyncio.wait_for(log.ended(before + calls), 60))[before:]
+    gaps, replies = [], 0
+    for packets in capture.packets.values():
+        times = np.array([t for t, _ in packets])
+        gaps += list(np.diff(times) * 1000)
+        pcm = np.frombuffer(ulaw_to_pcm16(b"".join(p for _, p in packets)), "<i2")
+        voiced = np.abs(pcm[: pcm.size // 160 * 160].reshape(-1, 160)).max(axis=1) > 500
+        replies += int(voiced.sum() * 0.02 > 8)  # the greeting (3.5 s) and a reply
+    underruns = sum(ended)
+    p99 = pct(gaps, 0.99)
+    clean = run.returncode == 0 and underruns == 0 and p99 <= 30 and replies == calls
+    return {
+        "calls": calls,
+        "ok": run.returncode == 0,
+        "streams": len(capture.packets),
+        "replies": replies,
+        "underruns": underruns,
+        "gap_p50": pct(gaps, 0.5),
+        "gap_p99": p99,
+        "gap_max": max(gaps),
+        "cpu_per_call": cpu / calls,
+        "clean": clean,
+    }
+
+
+def v2v(data_dir: Path) -> dict[int, tuple[float, float]]:
+    """Release of speech → first reply audio, per level, from the gateway's turn table."""
+    db = open_database(Settings(data_dir=data_dir))
+    out: dict[int, list[float]] = defaultdict(list)
+    with Session(db) as s:
+        for row in s.exec(select(TurnRow)).all():
+            if row.voice_to_voice_s is not None:
+                out[int(row.client_id[5:8])].append(row.voice_to_voice_s)
+    db.dispose()
+    return {n: (pct(v, 0.5), pct(v, 0.95)) for n, v in out.items()}
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--calls", default="1,4,8,12,16")
+    parser.add_argument("--provider", default="scripted")
+    args = parser.parse_args()
+
+    tts = PiperTTS(bundled_voice(), deterministic=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        pcm = tts.synthesize_sync(UTTERANCE)
+        caller = g711_file(data / "caller.ul", pcm, tts.sample_rate, "PCMU")
+        seconds = len(pcm) / 2 / tts.sample_rate
+        sip_port = free_udp_port()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSWARM_")}
+        env |= {"CALLSWARM_DATA_DIR": str(data), "CALLSWARM_SIP_MAX_CALLS": "64"}
+        gateway = await asyncio.create_subprocess_exec(
+            sys.executable,
+            *("-m", "callswarm", "serve", "--port", "0", "--provider", args.provider),
+            *("--sip", "--sip-port", str(sip_port)),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            cwd=REPO,
+        )
+        assert gateway.stdout is not None and gateway.stderr is not None
+        log = GatewayLog(gateway.stderr)
+        while b"serving on" not in await gateway.stdout.readline():
+            pass
+        rows = []
+        for n in [int(x) for x in args.calls.split(",")]:
+            rows.append(await level(n, f"127.0.0.1:{sip_port}", gateway.pid, caller, seconds, log))
+            print(f"  {n} calls done", file=sys.stderr, flush=True)
+        gateway.terminate()
+        await gateway.wait()
+        latency = v2v(data)
+
+    print(
+        f"\nsip_load: provider={args.provider}, {os.cpu_count()} cores, gateway in its own process"
+    )
+    print(
+        "| calls | completed | replies | underruns | RTP gap p50 / p99 / max (ms) "
+        "| v2v p50 / p95 (s) | gateway CPU-s per call | clean |"
+    )
+    print("|---:|---|---:|---:|---|---|---:|---|")
+    for r in rows:
+        p50, p95 = latency.get(r["calls"], (float("nan"), float("nan")))
+        print(
+            f"| {r['calls']} | {'yes' if r['ok'] else 'NO'} | {r['replies']}/{r['calls']} "
+            f"| {r['underruns']} | {r['gap_p50']:.1f} / {r['gap_p99']:.1f} / {r['gap_max']:.1f} "
+            f"| {p50:.2f} / {p95:.2f} | {r['cpu_per_call']:.2f} | {'yes' if r['clean'] else 'no'} |"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
