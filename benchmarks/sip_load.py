@@ -1,11 +1,13 @@
 """How many phone calls at once the gateway carries with clean audio.
 
-    .venv/bin/python benchmarks/sip_load.py [--calls 1,4,8,12,16] [--provider scripted]
+    .venv/bin/python benchmarks/sip_load.py [--calls 1,4,8,12,16] [--spread 10] [--provider scripted]
 
 `callswarm serve --sip` runs as its own process, as in production. For each N, sipp
-places N calls within a second; each hears the greeting, says the reference utterance
-(Piper, streamed as PCMU RTP), listens for 9 s and hangs up. The gateway's RTP goes to
-a capture socket in this process, read on its own thread, which timestamps every packet.
+places N calls evenly within `--spread` seconds (0: all in the same millisecond); each
+hears the greeting, says the reference utterance (Piper, streamed as PCMU RTP), listens
+for `--listen` seconds and hangs up, so with the defaults all N calls are up at once
+for a while. The gateway's RTP goes to a capture socket in this process, read on its
+own thread, which timestamps every packet.
 
 Clean audio means, for every call: no underrun (a packet padded with silence in the
 middle of a reply, counted by the gateway and logged with `call_ended`), packets paced
@@ -35,7 +37,7 @@ from sqlmodel import Session, select
 from callswarm.app import open_database
 from callswarm.settings import Settings
 from models.tables import TurnRow
-from telephony.adapter import BadPacket, parse_rtp
+from telephony.wire import BadPacket, parse_rtp
 from tests.telephony.sipp import free_udp_port, g711_file, pause, scenario, sipp, stream
 from voice.codecs import ulaw_to_pcm16
 from voice.tts import PiperTTS, bundled_voice
@@ -101,11 +103,11 @@ class GatewayLog:
         return self.underruns[:count]
 
 
-async def level(calls: int, gateway: str, pid: int, caller_file: Path, seconds: float, log):
+async def level(calls: int, gateway: str, pid: int, caller_file: Path, seconds: float, log, args):
     capture = Capture()
     capture.start()
     with tempfile.TemporaryDirectory() as tmp:
-        actions = pause(4.5) + stream(caller_file, "PCMU") + pause(seconds + 9)
+        actions = pause(4.5) + stream(caller_file, "PCMU") + pause(seconds + args.listen)
         call = scenario(
             Path(tmp),
             "direct_call.xml",
@@ -116,7 +118,7 @@ async def level(calls: int, gateway: str, pid: int, caller_file: Path, seconds: 
         )
         before = len(log.underruns)
         cpu = cpu_seconds(pid)
-        run = await sipp(call, gateway, calls=calls, max_seconds=120)
+        run = await sipp(call, gateway, calls=calls, max_seconds=180, spread_s=args.spread)
         cpu = cpu_seconds(pid) - cpu
     capture.stop()
     # Every call logs one call_ended line; wait for this level's.
@@ -161,6 +163,8 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", default="1,4,8,12,16")
     parser.add_argument("--provider", default="scripted")
+    parser.add_argument("--spread", type=float, default=10.0)
+    parser.add_argument("--listen", type=float, default=12.0)
     args = parser.parse_args()
 
     tts = PiperTTS(bundled_voice(), deterministic=True)
@@ -187,14 +191,17 @@ async def main() -> None:
             pass
         rows = []
         for n in [int(x) for x in args.calls.split(",")]:
-            rows.append(await level(n, f"127.0.0.1:{sip_port}", gateway.pid, caller, seconds, log))
+            rows.append(
+                await level(n, f"127.0.0.1:{sip_port}", gateway.pid, caller, seconds, log, args)
+            )
             print(f"  {n} calls done", file=sys.stderr, flush=True)
         gateway.terminate()
         await gateway.wait()
         latency = v2v(data)
 
     print(
-        f"\nsip_load: provider={args.provider}, {os.cpu_count()} cores, gateway in its own process"
+        f"\nsip_load: provider={args.provider}, {os.cpu_count()} cores, arrivals over "
+        f"{args.spread:g} s, caller listens {args.listen:g} s, gateway in its own process"
     )
     print(
         "| calls | completed | replies | underruns | RTP gap p50 / p99 / max (ms) "

@@ -18,23 +18,22 @@ Each fix, and the defect it answers (docs/telephony.md has the longer story):
 - **`audioop` is gone in Python 3.13:** pyproject.toml depends on `audioop-lts` there.
 
 And what a public endpoint needs beyond that: a malformed RTP packet is counted and
-dropped (it killed the receive thread), a malformed SIP datagram is logged and dropped,
-an INVITE whose offer has no G.711 gets 488, calls over the limit get 486, and the call
-starts at once instead of a fixed 1 s after the 180.
+dropped (it killed the receive thread), a SIP request pyVoIP cannot parse gets a 400
+(it got nothing), an offer without G.711 gets 488, calls over the limit get 486, and the
+call starts at once instead of a fixed 1 s after the 180. The bytes-level parts are in
+`telephony.wire`; this module holds everything that touches pyVoIP, which is why it is
+longer than most.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-import re
 import socket
-import struct
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 # First: pyVoIP.SIP and pyVoIP.VoIP import each other, and only this order resolves.
@@ -43,62 +42,21 @@ from pyVoIP import RTP, SIP
 from pyVoIP.util import acquired_lock_and_unblocked_socket
 from pyVoIP.VoIP import CallState, PhoneStatus, VoIPCall, VoIPPhone
 
+from telephony.wire import (
+    RTP_HEADER,
+    SAMPLES_PER_PACKET,
+    BadPacket,
+    bad_request,
+    call_id_of,
+    dtmf_key,
+    parse_rtp,
+)
+
 log = logging.getLogger("telephony.adapter")
 
 PCMU, PCMA, EVENT = RTP.PayloadType.PCMU, RTP.PayloadType.PCMA, RTP.PayloadType.EVENT
 AUDIO_CODECS = (PCMU, PCMA)
 SILENCE = {PCMU: b"\xff", PCMA: b"\xd5"}  # G.711 zero
-SAMPLES_PER_PACKET = 160  # 20 ms at 8 kHz
-DTMF_KEYS = "0123456789*#ABCD"
-
-_RTP_HEADER = struct.Struct("!BBHII")
-_CALL_ID = re.compile(rb"^(?:call-id|i)[ \t]*:[ \t]*(\S+)", re.IGNORECASE | re.MULTILINE)
-
-
-class BadPacket(ValueError):
-    """An RTP datagram that cannot be used."""
-
-
-@dataclass(frozen=True, slots=True)
-class RtpPacket:
-    payload_type: int
-    marker: bool
-    sequence: int
-    timestamp: int
-    ssrc: int
-    payload: bytes
-
-
-def parse_rtp(data: bytes) -> RtpPacket:
-    """RFC 3550 header, CSRCs, extension and padding; anything inconsistent is a BadPacket."""
-    if len(data) < _RTP_HEADER.size:
-        raise BadPacket(f"{len(data)} bytes is shorter than an RTP header")
-    first, second, sequence, timestamp, ssrc = _RTP_HEADER.unpack_from(data)
-    if first >> 6 != 2:
-        raise BadPacket(f"RTP version {first >> 6}, not 2")
-    offset = _RTP_HEADER.size + 4 * (first & 0x0F)
-    if first & 0x10:
-        if len(data) < offset + 4:
-            raise BadPacket("truncated header extension")
-        offset += 4 + 4 * struct.unpack_from("!H", data, offset + 2)[0]
-    end = len(data)
-    if first & 0x20:
-        padding = data[-1]
-        if padding == 0 or padding > end - offset:
-            raise BadPacket(f"bad padding length {padding}")
-        end -= padding
-    if offset > end:
-        raise BadPacket("header longer than the packet")
-    return RtpPacket(
-        second & 0x7F, bool(second & 0x80), sequence, timestamp, ssrc, data[offset:end]
-    )
-
-
-def dtmf_key(packet: RtpPacket) -> str:
-    """The key of an RFC 2833 telephone-event payload."""
-    if len(packet.payload) < 4 or packet.payload[0] >= len(DTMF_KEYS):
-        raise BadPacket("bad telephone-event payload")
-    return DTMF_KEYS[packet.payload[0]]
 
 
 class MediaSink(Protocol):
@@ -218,7 +176,7 @@ class G711Client(RTP.RTPClient):
         due = time.monotonic()
         while self.NSD:
             payload = self.pmout.read(SAMPLES_PER_PACKET)
-            header = _RTP_HEADER.pack(
+            header = RTP_HEADER.pack(
                 0x80, int(self.preference), sequence & 0xFFFF, timestamp & 0xFFFFFFFF, self.outSSRC
             )
             try:
@@ -304,7 +262,7 @@ class DialogSocket(socket.socket):
     def recv(self, bufsize: int, flags: int = 0) -> bytes:
         data, peer = self.recvfrom(bufsize, flags)
         self.last_peer = peer
-        call_id = _call_id(data)
+        call_id = call_id_of(data)
         if call_id is not None:
             with self._peers_lock:
                 self._peers[call_id] = peer
@@ -314,7 +272,7 @@ class DialogSocket(socket.socket):
         return data
 
     def sendto(self, data: Any, *args: Any) -> int:  # type: ignore[override]
-        call_id = _call_id(bytes(data))
+        call_id = call_id_of(bytes(data))
         with self._peers_lock:
             peer = self._peers.get(call_id) if call_id is not None else None
         if peer is not None:
@@ -324,41 +282,6 @@ class DialogSocket(socket.socket):
     def forget(self, call_id: str) -> None:
         with self._peers_lock:
             self._peers.pop(call_id.encode(), None)
-
-
-def _call_id(data: bytes) -> bytes | None:
-    match = _CALL_ID.search(data, 0, data.find(b"\r\n\r\n") if b"\r\n\r\n" in data else len(data))
-    return match.group(1) if match else None
-
-
-_REQUEST_LINE = re.compile(rb"^([A-Z]+) \S+ SIP/2\.0$")
-_ECHOED = re.compile(
-    rb"^(via|v|from|f|to|t|call-id|i|cseq)[ \t]*:.*$", re.IGNORECASE | re.MULTILINE
-)
-_COMPACT = {b"v": b"via", b"f": b"from", b"t": b"to", b"i": b"call-id"}
-
-
-def bad_request(raw: bytes, reason: str) -> bytes | None:
-    """A 400 for a request pyVoIP cannot parse, echoing the headers a response must.
-
-    None for responses, for ACKs (never answered) and for datagrams too broken to address."""
-    head = raw.split(b"\r\n\r\n", 1)[0].replace(b"\r\n", b"\n")
-    first = _REQUEST_LINE.match(head.split(b"\n", 1)[0].strip())
-    if first is None or first.group(1) == b"ACK":
-        return None
-    lines = [b"SIP/2.0 400 Bad Request"]
-    names = set()
-    for match in _ECHOED.finditer(head):
-        line, name = match.group(0).rstrip(), match.group(1).lower()
-        name = _COMPACT.get(name, name)
-        names.add(name)
-        if name == b"to" and b";tag=" not in line:
-            line += b";tag=callswarm400"
-        lines.append(line)
-    if not {b"via", b"from", b"to", b"call-id", b"cseq"} <= names:
-        return None
-    lines += [f'Warning: 399 callswarm "{reason}"'.encode(), b"Content-Length: 0", b"", b""]
-    return b"\r\n".join(lines)
 
 
 class AdaptedSIPClient(SIP.SIPClient):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from telephony.adapter import BadPacket, RtpPacket, parse_rtp
+from telephony.wire import BadPacket, RtpPacket, parse_rtp
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw, pcm16_to_ulaw, ulaw_to_pcm16
 from voice.resample import resample
 
@@ -68,8 +68,9 @@ async def sipp(
     calls: int = 1,
     extra: tuple[str, ...] = (),
     max_seconds: float = 120.0,
+    spread_s: float = 1.0,
 ) -> SippRun:
-    """Run sipp to completion: `calls` calls, all started at once."""
+    """Run sipp to completion: `calls` calls, started evenly within `spread_s`."""
     args = [
         "sipp",
         "-sf",
@@ -88,6 +89,8 @@ async def sipp(
         str(calls),
         "-r",
         str(calls),
+        "-rp",
+        str(max(1, int(spread_s * 1000))),
         "-timeout",
         f"{int(max_seconds)}s",
         "-timeout_error",
@@ -127,8 +130,23 @@ class Stream:
         return b"".join(decode(p.payload) for _, p in self.packets)
 
     def voiced_seconds(self, threshold: int = 500) -> float:
-        samples = np.frombuffer(self.pcm16(), dtype="<i2").reshape(-1, 160)
-        return float((np.abs(samples).max(axis=1) > threshold).sum() * 0.02)
+        return float(self._voiced(threshold).sum() * 0.02)
+
+    def speech(self, threshold: int = 500, gap_s: float = 0.8) -> list[bytes]:
+        """The stretches of speech in the stream, split at silences of `gap_s` or more."""
+        pcm = self.pcm16()
+        voiced = np.flatnonzero(self._voiced(threshold))
+        if voiced.size == 0:
+            return []
+        breaks = np.flatnonzero(np.diff(voiced) > gap_s / 0.02)
+        starts = np.concatenate(([voiced[0]], voiced[breaks + 1]))
+        ends = np.concatenate((voiced[breaks], [voiced[-1]])) + 1
+        return [pcm[a * 320 : b * 320] for a, b in zip(starts, ends, strict=True)]
+
+    def _voiced(self, threshold: int) -> np.ndarray:
+        samples = np.frombuffer(self.pcm16(), dtype="<i2")
+        frames = samples[: samples.size // 160 * 160].reshape(-1, 160)
+        return np.abs(frames.astype(np.int32)).max(axis=1) > threshold
 
 
 class Capture(asyncio.DatagramProtocol):

@@ -11,15 +11,8 @@ import pytest
 from pyVoIP.RTP import PayloadType
 
 from telephony import SipConfig, SipEndpoint, caller_client_id
-from telephony.adapter import (
-    BadPacket,
-    DialogSocket,
-    G711Client,
-    Playback,
-    bad_request,
-    dtmf_key,
-    parse_rtp,
-)
+from telephony.adapter import DialogSocket, G711Client, Playback
+from telephony.wire import BadPacket, bad_request, dtmf_key, parse_rtp
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw
 
 from .sipp import free_udp_port
