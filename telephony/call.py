@@ -17,6 +17,8 @@ from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from dataclasses import dataclass
 
+from pyVoIP.RTP import PayloadType
+
 from telephony.adapter import PCMA, AdaptedCall
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw, pcm16_to_ulaw, ulaw_to_pcm16
 from voice.events import (
@@ -131,7 +133,7 @@ class PhoneCall:
 
     # --- pyVoIP's threads ------------------------------------------------------------------
 
-    def audio(self, payload: bytes, codec: object) -> None:
+    def audio(self, payload: bytes, codec: PayloadType) -> None:
         self._loop.call_soon_threadsafe(self._put, ("alaw" if codec is PCMA else "ulaw", payload))
 
     def dtmf(self, key: str) -> None:
@@ -168,7 +170,7 @@ class PhoneCall:
         self.call.answer()
         forward = self._loop.create_task(self._forward(), name=f"call-out-{self.client_id}")
         try:
-            await self.voice.say(await self.hooks.greet(self.client_id))
+            await self._greet()
             await self._receive()
         finally:
             # Committed messages stay committed: closing cancels only what is unsaid.
@@ -205,6 +207,15 @@ class PhoneCall:
         )
         return summary
 
+    async def _greet(self) -> None:
+        try:
+            greeting = await self.hooks.greet(self.client_id)
+        except Exception:
+            # The caller is on the line: a failed greeting must not drop the call.
+            log.exception("call_greeting_failed call_id=%s", self.call.call_id)
+            return
+        await self.voice.say(greeting)
+
     async def _receive(self) -> None:
         idle = 0.0
         while True:
@@ -226,7 +237,10 @@ class PhoneCall:
             kind, data = item
             if kind == "dtmf":
                 assert isinstance(data, str)
-                await self._key(data)
+                try:
+                    await self._key(data)
+                except Exception:
+                    log.exception("call_dtmf_failed call_id=%s key=%s", self.call.call_id, data)
                 continue
             assert isinstance(data, bytes)
             pcm = alaw_to_pcm16(data) if kind == "alaw" else ulaw_to_pcm16(data)

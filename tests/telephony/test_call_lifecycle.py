@@ -4,10 +4,12 @@ sipp cannot wait on what the caller hears."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import struct
 
 import numpy as np
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from tests.voice.speech import piper, silence
 from voice.codecs import pcm16_to_ulaw
@@ -156,3 +158,28 @@ async def test_malformed_sip_sdp_and_rtp_leave_the_call_in_progress_alone(
     assert "ibuprofen" in summary.transcripts[0].lower()
     assert phone.endpoint.phone.rejected_offers == 2
     assert phone.endpoint.phone.sip.bad_messages >= 2
+
+
+async def test_a_database_hiccup_when_answering_does_not_drop_the_call(
+    capture, peer, stt, tts, tmp_path
+) -> None:
+    phone = await start_phone(tmp_path, stt, tts)
+
+    async def greet(client_id: str) -> str:
+        raise OperationalError("INSERT INTO messages", {}, Exception("database is locked"))
+
+    phone.endpoint.hooks = dataclasses.replace(phone.endpoint.hooks, greet=greet)
+    try:
+        call = Call(peer, capture, phone.target, "+15550190")
+        assert (await asyncio.wait_for(call.invite(), 10)).startswith("SIP/2.0 200 OK")
+        await call.speak(ulaw(tts, "Do you have any ibuprofen?"))
+        # No greeting, but the caller is answered.
+        await asyncio.wait_for(capture.until(lambda c: voiced_packets(c.latest()) > 100), 20)
+        await asyncio.wait_for(call.bye(), 5)
+        [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+    finally:
+        await phone.endpoint.stop()
+        await phone.services.aclose()
+    assert "ibuprofen" in summary.transcripts[0].lower()
+    history = said_in_db(phone.services.db, "+15550190")
+    assert any(m.startswith("user: ") and "ibuprofen" in m.lower() for m in history)
