@@ -13,7 +13,7 @@ from tests.test_cli import base_env
 
 from .conftest import start_phone
 from .sipp import free_udp_port, scenario, sipp
-from .test_sipp_calls import caller_turns, heard, said_in_db
+from .test_sipp_calls import caller_turns, heard, said_in_db, times_said
 
 
 async def test_a_phone_call_on_the_embedded_model(capture, stt, tts, tmp_path, bundled_model):
@@ -42,7 +42,8 @@ async def test_a_phone_call_on_the_embedded_model(capture, stt, tts, tmp_path, b
     greeting, reply = summary.replies
     assert "ibuprofen" in reply.lower()
     assert said_in_db(phone.services.db, "+15550160")[-1] == f"assistant: {reply}"
-    assert "ibuprofen" in await heard(stt, capture.only())
+    words = await heard(stt, capture.only())
+    assert times_said(words, "ibuprofen") >= 1, words
 
 
 async def test_serve_sip_answers_calls_beside_the_web_and_stops_on_ctrl_c(
@@ -90,4 +91,5 @@ async def test_serve_sip_answers_calls_beside_the_web_and_stops_on_ctrl_c(
         assert any("ibuprofen" in m.lower() for m in said_in_db(db, "+15550170"))
     finally:
         db.dispose()
-    assert "ibuprofen" in await heard(stt, capture.only())
+    words = await heard(stt, capture.only())
+    assert times_said(words, "ibuprofen") >= 1, words
