@@ -6,8 +6,8 @@ STAMP  := $(VENV)/.installed
 # llama-cpp-python compiles llama.cpp; use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 # Debian packages the tests use: espeak-ng speaks the synthetic callers, chromium runs
-# the browser tests, sip-tester (sipp) places the phone calls.
-SYSTEM_PACKAGES := espeak-ng chromium sip-tester
+# the browser tests, sip-tester (sipp) places the phone calls, kamailio proxies one.
+SYSTEM_PACKAGES := espeak-ng chromium sip-tester kamailio
 
 .PHONY: run test install model system-deps lint clean
 
