@@ -108,11 +108,6 @@ class Playback:
             self._replying = False
             return dropped
 
-    @property
-    def queued_s(self) -> float:
-        with self._lock:
-            return len(self._buffer) / 8000
-
     def read(self, size: int = SAMPLES_PER_PACKET) -> bytes:
         with self._lock:
             chunk = bytes(self._buffer[:size])
@@ -138,6 +133,7 @@ class G711Client(RTP.RTPClient):
         self.sink: MediaSink = _Discard()
         self.bad_packets = 0
         self.packets_in = 0
+        self.send_failures = 0
 
     @property
     def codec(self) -> RTP.PayloadType:
@@ -184,7 +180,14 @@ class G711Client(RTP.RTPClient):
             except OSError as exc:
                 if not self.NSD:
                     return  # closed by stop()
-                log.warning("rtp_send_failed port=%d error=%r", self.inPort, exc)
+                self.send_failures += 1
+                if self.send_failures & (self.send_failures - 1) == 0:  # 1, 2, 4, 8…
+                    log.warning(
+                        "rtp_send_failed port=%d count=%d error=%r",
+                        self.inPort,
+                        self.send_failures,
+                        exc,
+                    )
             sequence += 1
             timestamp += SAMPLES_PER_PACKET
             # Deadline pacing: each packet is due 20 ms after the last one was *due*,
