@@ -175,6 +175,9 @@ class PhoneCall:
         finally:
             # Committed messages stay committed: closing cancels only what is unsaid.
             await self.voice.close()
+            # The cut turn's metrics are among the last events: handle them, then stop.
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self.voice.events.join(), 5)
             forward.cancel()
             with suppress(asyncio.CancelledError):
                 await forward
@@ -285,3 +288,5 @@ class PhoneCall:
             except Exception:
                 # One event that could not be handled must not silence the call.
                 log.exception("call_event_failed call_id=%s", self.call.call_id)
+            finally:
+                self.voice.events.task_done()

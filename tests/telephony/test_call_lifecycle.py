@@ -10,7 +10,9 @@ import struct
 import numpy as np
 import pytest
 from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, select
 
+from models.tables import TurnRow
 from tests.voice.speech import piper, silence
 from voice.codecs import pcm16_to_ulaw
 from voice.resample import resample
@@ -84,6 +86,10 @@ async def test_the_caller_hanging_up_mid_reply_cleans_up_and_keeps_what_was_said
     # Only what was heard stays: the reply's end ("Would you like to order it?") was not.
     assert history[-1].startswith(("user:", "assistant: We"))
     assert "order it" not in history[-1]
+    # The cut turn's latencies were stored, marked as interrupted.
+    with Session(phone.services.db) as s:
+        [turn] = s.exec(select(TurnRow).where(TurnRow.client_id == "+15550130")).all()
+    assert turn.interrupted and turn.voice_to_voice_s is not None
 
     # The line is free for the next caller.
     again = await connect(peer, capture, phone.target, "+15550131")
