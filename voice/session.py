@@ -13,7 +13,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import suppress
 from typing import Protocol
 
@@ -85,7 +85,6 @@ class _Turn:
         self.current: tuple[str, float] | None = None  # sentence, fraction played
         self.replying = False
         self._first_piece = True
-        self._queue_empty: Callable[[], bool] = lambda: True
         self.first_token: float | None = None
         self.first_audio: float | None = None
         self.transcribed: float | None = None
@@ -136,11 +135,10 @@ class _Turn:
 
     async def _produce(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
         voice = self.voice
-        self._queue_empty = queue.empty
         splitter = SentenceSplitter()
         if self.text is not None:
             for sentence in splitter.feed(self.text) + splitter.flush():
-                await queue.put(await self._synthesize(sentence))
+                await queue.put(await self._synthesize(sentence, queue))
         elif self.said:
             self.replying = True
             stream = voice.responder.reply(self.said)
@@ -149,20 +147,22 @@ class _Turn:
                     if self.first_token is None:
                         self.first_token = voice.clock()
                     for sentence in splitter.feed(token):
-                        await queue.put(await self._synthesize(sentence))
+                        await queue.put(await self._synthesize(sentence, queue))
             finally:
                 await stream.aclose()  # type: ignore[attr-defined]
             for sentence in splitter.flush():
-                await queue.put(await self._synthesize(sentence))
+                await queue.put(await self._synthesize(sentence, queue))
         await queue.put(None)
 
-    async def _synthesize(self, sentence: str) -> tuple[str, bytes]:
+    async def _synthesize(
+        self, sentence: str, queue: asyncio.Queue[tuple[str, bytes] | None]
+    ) -> tuple[str, bytes]:
         tts = self.voice.tts
         first, self._first_piece = self._first_piece, False
         # Urgent (faster, a little more CPU) for the first piece, and whenever the player
         # has nothing queued behind what it is saying: a short first sentence ("Done.")
         # otherwise ends before the next is ready, and the caller hears the gap.
-        urgent = first or self._queue_empty()
+        urgent = first or queue.empty()
         pcm = await tts.synthesize(for_speech(sentence), urgent=urgent)
         return sentence, resample(pcm, tts.sample_rate, self.voice.output_rate)
 
