@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from contextlib import suppress
 from dataclasses import dataclass
 
 from telephony.adapter import AdaptedCall, AdaptedPhone
@@ -88,15 +89,23 @@ class SipEndpoint:
 
     async def _run(self, call: AdaptedCall) -> None:
         assert self.phone is not None and self._changed is not None
-        client_id = caller_client_id(call.request.headers["From"].get("number"), call.call_id)
-        phone_call = PhoneCall(
-            call,
-            client_id,
-            self.hooks,
-            stt=self.stt,
-            tts=self.tts,
-            rtp_timeout=self.config.rtp_timeout,
-        )
+        try:
+            number = call.request.headers["From"].get("number")
+            phone_call = PhoneCall(
+                call,
+                caller_client_id(number, call.call_id),
+                self.hooks,
+                stt=self.stt,
+                tts=self.tts,
+                rtp_timeout=self.config.rtp_timeout,
+            )
+        except Exception:
+            # Refused, not left ringing: the caller hears busy and may try again.
+            log.exception("call_setup_failed call_id=%s", call.call_id)
+            with suppress(Exception):
+                call.deny()
+            self.phone.end(call)
+            return
         self.live[call.call_id] = phone_call
         try:
             summary = await phone_call.run()
