@@ -164,7 +164,9 @@ class G711Client(RTP.RTPClient):
         self.pmout.write(data)
 
     def read(self, length: int = SAMPLES_PER_PACKET, blocking: bool = False) -> bytes:
-        raise NotImplementedError("inbound audio goes to the call's MediaSink")
+        # Refused on purpose: pyVoIP's polling read would return its never-filled buffer,
+        # endless silence, to anyone who called VoIPCall.read_audio by habit.
+        raise RuntimeError("a G711Client delivers inbound audio to its MediaSink; nothing to read")
 
     def trans(self) -> None:
         period = SAMPLES_PER_PACKET / 8000

@@ -223,7 +223,9 @@ class PhoneCall:
         idle = 0.0
         while True:
             try:
-                item = await asyncio.wait_for(self._inbound.get(), GAP_S)
+                # A timeout context, not wait_for: no task per packet on this hot path.
+                async with asyncio.timeout(GAP_S):
+                    item = await self._inbound.get()
             except TimeoutError:
                 # Phones with silence suppression (and sipp between files) send nothing
                 # while the caller is quiet: no packets is silence, and it ends the turn.
