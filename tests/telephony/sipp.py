@@ -48,7 +48,18 @@ def dtmf(key: str) -> str:
     return f'  <nop><action><exec play_pcap_audio="{pcap}"/></action></nop>\n'
 
 
-def scenario(directory: Path, name: str, **values: str) -> Path:
+def scenario(
+    directory: Path,
+    rtp_port: int,
+    number: str,
+    actions: str,
+    *,
+    codecs: str = "0 8",
+    name: str = "direct_call.xml",
+) -> Path:
+    """A caller's scenario file: who calls (`number`), offering `codecs` in that order,
+    asking for the gateway's audio at `rtp_port`, and doing `actions` once answered."""
+    values = {"number": number, "codecs": codecs, "rtp_port": str(rtp_port), "actions": actions}
     text = string.Template((SCENARIOS / name).read_text()).substitute(values)
     path = directory / name
     path.write_text(text)
@@ -130,12 +141,12 @@ class Stream:
         return b"".join(decode(p.payload) for _, p in self.packets)
 
     def voiced_seconds(self, threshold: int = 500) -> float:
-        return float(self._voiced(threshold).sum() * 0.02)
+        return float(self.voiced_frames(threshold).sum() * 0.02)
 
     def speech(self, threshold: int = 500, gap_s: float = 0.8) -> list[bytes]:
         """The stretches of speech in the stream, split at silences of `gap_s` or more."""
         pcm = self.pcm16()
-        voiced = np.flatnonzero(self._voiced(threshold))
+        voiced = np.flatnonzero(self.voiced_frames(threshold))
         if voiced.size == 0:
             return []
         breaks = np.flatnonzero(np.diff(voiced) > gap_s / 0.02)
@@ -143,7 +154,8 @@ class Stream:
         ends = np.concatenate((voiced[breaks], [voiced[-1]])) + 1
         return [pcm[a * 320 : b * 320] for a, b in zip(starts, ends, strict=True)]
 
-    def _voiced(self, threshold: int) -> np.ndarray:
+    def voiced_frames(self, threshold: int = 500) -> np.ndarray:
+        """Per 20 ms packet: does it carry speech (a peak above `threshold`)?"""
         samples = np.frombuffer(self.pcm16(), dtype="<i2")
         frames = samples[: samples.size // 160 * 160].reshape(-1, 160)
         return np.abs(frames.astype(np.int32)).max(axis=1) > threshold

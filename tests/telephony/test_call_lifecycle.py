@@ -23,19 +23,14 @@ from .test_sipp_calls import said_in_db
 from .uac import Call, SipPeer, offer, request, rtp
 
 
-def _peaks(stream: Stream) -> np.ndarray:
-    samples = np.frombuffer(stream.pcm16(), dtype="<i2").astype(np.int32)
-    return np.abs(samples[: samples.size // 160 * 160].reshape(-1, 160)).max(axis=1)
-
-
 def quiet_after_voice(stream: Stream, packets: int = 25) -> bool:
     """Something was said, and the line has been quiet since for `packets` × 20 ms."""
-    voiced = np.flatnonzero(_peaks(stream) > 500)
+    voiced = np.flatnonzero(stream.voiced_frames())
     return voiced.size > 0 and len(stream.packets) - voiced[-1] > packets
 
 
 def voiced_packets(stream: Stream) -> int:
-    return int((_peaks(stream) > 500).sum())
+    return int(stream.voiced_frames().sum())
 
 
 def ulaw(tts, text: str) -> bytes:

@@ -102,14 +102,7 @@ async def test_a_call_through_kamailio_as_registrar_and_proxy(
     try:
         await asyncio.wait_for(kamailio.logged(r"registered sip:pharmacy@"), 20)
         actions = caller_turns(tts, tmp_path, "PCMA", ["Do you have any ibuprofen?"])
-        call = scenario(
-            tmp_path,
-            "direct_call.xml",
-            number="+15550180",
-            codecs="8 0",
-            rtp_port=str(capture.port),
-            actions=actions,
-        )
+        call = scenario(tmp_path, capture.port, "+15550180", actions, codecs="8 0")
         run = await sipp(call, f"127.0.0.1:{kamailio.port}")
         assert run.returncode == 0, run.output
         [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)

@@ -24,14 +24,7 @@ async def test_a_phone_call_on_the_embedded_model(capture, stt, tts, tmp_path, b
     try:
         # The model takes seconds, not milliseconds: the caller listens longer.
         actions = caller_turns(tts, tmp_path, "PCMU", ["Do you have any ibuprofen?"], listen_s=20)
-        call = scenario(
-            tmp_path,
-            "direct_call.xml",
-            number="+15550160",
-            codecs="0 8",
-            rtp_port=str(capture.port),
-            actions=actions,
-        )
+        call = scenario(tmp_path, capture.port, "+15550160", actions)
         run = await sipp(call, phone.target)
         assert run.returncode == 0, run.output
         [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
@@ -65,14 +58,7 @@ async def test_serve_sip_answers_calls_beside_the_web_and_stops_on_ctrl_c(
         url = (await process.stdout.readline()).decode()
         assert re.search(r"serving on http://127\.0\.0\.1:\d+/", url), url
         actions = caller_turns(tts, tmp_path, "PCMA", ["Do you have any ibuprofen?"])
-        call = scenario(
-            tmp_path,
-            "direct_call.xml",
-            number="+15550170",
-            codecs="8 0",
-            rtp_port=str(capture.port),
-            actions=actions,
-        )
+        call = scenario(tmp_path, capture.port, "+15550170", actions, codecs="8 0")
         run = await sipp(call, f"127.0.0.1:{sip_port}")
         assert run.returncode == 0, run.output
         process.send_signal(signal.SIGINT)

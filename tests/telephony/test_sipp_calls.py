@@ -66,14 +66,8 @@ async def test_an_order_by_phone_over_pcma_without_registration(
     # The confirmation, with its order number, is the longest reply.
     actions = caller_turns(tts, tmp_path, "PCMA", lines, listen_s=REPLY_S + 3)
     actions += dtmf("0") + pause(6)  # then ask for a person on the keypad
-    call = scenario(
-        tmp_path,
-        "direct_call.xml",
-        number="+15550100",
-        codecs="8 0",  # PCMA first: the gateway answers in the caller's first choice
-        rtp_port=str(capture.port),
-        actions=actions,
-    )
+    # PCMA first: the gateway answers in the caller's first choice.
+    call = scenario(tmp_path, capture.port, "+15550100", actions, codecs="8 0")
     run = await sipp(call, phone.target)
     assert run.returncode == 0, run.output
     [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
@@ -115,14 +109,7 @@ async def test_registered_to_a_pbx_over_pcmu_with_a_repeat_on_the_keypad(
     actions = caller_turns(tts, tmp_path, "PCMU", ["Do you have any ibuprofen?"])
     actions += dtmf("#") + pause(REPLY_S)  # "say that again"
     registrar_port = free_udp_port()
-    call = scenario(
-        tmp_path,
-        "registrar_call.xml",
-        number="+15550101",
-        codecs="0 8",
-        rtp_port=str(capture.port),
-        actions=actions,
-    )
+    call = scenario(tmp_path, capture.port, "+15550101", actions, name="registrar_call.xml")
     # sipp is the PBX: it must be listening before the gateway registers.
     pbx = asyncio.get_running_loop().create_task(sipp(call, "", extra=("-p", str(registrar_port))))
     phone = await start_phone(tmp_path, stt, tts, server="127.0.0.1", server_port=registrar_port)
@@ -148,14 +135,8 @@ async def test_registered_to_a_pbx_over_pcmu_with_a_repeat_on_the_keypad(
 
 async def test_five_calls_at_once(phone, capture, stt, tts, tmp_path) -> None:
     actions = caller_turns(tts, tmp_path, "PCMU", ["Do you have any ibuprofen?"])
-    call = scenario(
-        tmp_path,
-        "direct_call.xml",
-        number="+155502[call_number]",  # five different callers
-        codecs="0 8",
-        rtp_port=str(capture.port),
-        actions=actions,
-    )
+    # sipp numbers its calls: five different callers.
+    call = scenario(tmp_path, capture.port, "+155502[call_number]", actions)
     run = await sipp(call, phone.target, calls=5)
     assert run.returncode == 0, run.output
     summaries = await asyncio.wait_for(phone.endpoint.wait_finished(5), 10)
