@@ -71,7 +71,7 @@ TOOLS = {
         navigation.navigate_to_triage,
         availability.caller_asked_elsewhere,
     ),
-    "transfer_to_operator": (
+    navigation.TRANSFER_TOOL: (
         "Put the caller through to a member of staff.",
         navigation.TransferReason,
         navigation.transfer_to_operator,
@@ -79,7 +79,7 @@ TOOLS = {
     ),
 }
 
-TRIAGE_TOOLS = ("navigate_to_sales", "transfer_to_operator")
+TRIAGE_TOOLS = ("navigate_to_sales", navigation.TRANSFER_TOOL)
 SALES_TOOLS = (
     "search_products",
     "add_to_order",
@@ -89,7 +89,7 @@ SALES_TOOLS = (
     "cancel_order",
     "order_status",
     "navigate_to_triage",
-    "transfer_to_operator",
+    navigation.TRANSFER_TOOL,
 )
 # Measured on the 0.5B model (docs/agents.md): with get_product offered, it chose it
 # for "two boxes of paracetamol" and symptoms alike, 5/8 right; without it, 7/8.

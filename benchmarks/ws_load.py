@@ -87,7 +87,8 @@ async def main(counts: list[int], spread: float, provider: str) -> None:
         stt.warm_up()
         tts.warm_up()
         audio = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 3200
-        app = create_app(make_gateway(services, (stt, tts)))
+        gateway = make_gateway(services, (stt, tts))
+        app = create_app(gateway)
         sock = listen("127.0.0.1", 0)
         url = f"ws://127.0.0.1:{sock.getsockname()[1]}"
         server = uvicorn.Server(uvicorn.Config(app, log_config=None, lifespan="off"))
@@ -108,6 +109,7 @@ async def main(counts: list[int], spread: float, provider: str) -> None:
         finally:
             server.should_exit = True
             await serving
+            await gateway.journal.aclose()
             await services.aclose()
 
 

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import logging
+import secrets
 import socket
 from collections.abc import Awaitable, Callable
 
 import uvicorn
 from sqlmodel import Session as DbSession
 
+from agents.tools.navigation import TRANSFER_TOOL
 from callswarm import __version__
 from callswarm.app import Services, build_services
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks
 from models.search import catalogue_vocabulary
 from telephony import SipConfig, SipEndpoint
+from voice.events import TurnMetricsEvent
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
 from web import Gateway, create_app
+from web.auth import OperatorAuth
+from web.journal import Journal
+from web.live import CallOptions, LiveCalls
 
 log = logging.getLogger("callswarm.serve")
 
@@ -32,16 +38,43 @@ def voice_engines(services: Services) -> tuple[WhisperSTT, PiperTTS]:
     return stt, tts
 
 
+def operator_auth(settings: Settings) -> OperatorAuth:
+    """Sign-in from the settings; with neither token nor password, a fresh token that
+    `serve` prints, so a console is never open to anyone who finds the port."""
+    token = settings.operator_token.get_secret_value() if settings.operator_token else None
+    password = settings.operator_password.get_secret_value() if settings.operator_password else None
+    if not token and not password:
+        token = secrets.token_urlsafe(18)
+    secret = (
+        settings.operator_secret.get_secret_value().encode()
+        if settings.operator_secret
+        else secrets.token_bytes(32)
+    )
+    return OperatorAuth(
+        token=token, password=password, secret=secret, secure_cookie=settings.secure_cookies
+    )
+
+
 def make_gateway(
     services: Services, engines: tuple[WhisperSTT | None, PiperTTS | None] = (None, None)
 ) -> Gateway:
-    """`engines`: the shared Whisper and Piper, or (None, None) for a text-only gateway."""
+    """`engines`: the shared Whisper and Piper, or (None, None) for a text-only gateway.
+
+    Starts the console's journal, so it is called on the running event loop."""
     stt, tts = engines
-    recorder = TurnRecorder(services.db)
+    settings = services.settings
     engine, swarm = services.engine, services.swarm
+    calls = live_calls(services)
+    recorder = TurnRecorder(services.db)
+    journal = Journal(services.db, engine.bus, calls.call_of)
+    journal.start()
 
     def responder(client_id: str) -> SwarmResponder:
         return SwarmResponder(engine.session(client_id, swarm))
+
+    async def record_turn(client_id: str, event: TurnMetricsEvent) -> None:
+        calls.turn(client_id, event)
+        await recorder.record(event)
 
     return Gateway(
         engine=engine,
@@ -51,7 +84,11 @@ def make_gateway(
         stt=stt,
         tts=tts,
         responder=responder,
-        record_turn=lambda _client_id, event: recorder.record(event),
+        record_turn=record_turn,
+        calls=calls,
+        journal=journal,
+        auth=operator_auth(settings),
+        heartbeat_s=settings.sse_heartbeat,
         info={
             "version": __version__,
             "providers": sorted(services.backends),
@@ -73,11 +110,26 @@ def sip_config(settings: Settings) -> SipConfig:
     )
 
 
+def live_calls(services: Services) -> LiveCalls:
+    settings = services.settings
+    recordings = settings.data_dir / "recordings" if settings.record_calls else None
+    return LiveCalls(
+        services.db,
+        services.engine,
+        services.swarm,
+        CallOptions(
+            recordings=recordings,
+            max_recording_s=settings.max_recording_s,
+            transfer_tools=frozenset({TRANSFER_TOOL}),
+        ),
+    )
+
+
 def sip_endpoint(
-    services: Services, engines: tuple[WhisperSTT, PiperTTS], config: SipConfig
+    services: Services, engines: tuple[WhisperSTT, PiperTTS], config: SipConfig, calls: LiveCalls
 ) -> SipEndpoint:
     hooks = phone_hooks(
-        services.engine, services.swarm, services.greeting, TurnRecorder(services.db)
+        services.engine, services.swarm, services.greeting, TurnRecorder(services.db), calls
     )
     stt, tts = engines
     return SipEndpoint(config, hooks, stt=stt, tts=tts)
@@ -93,7 +145,13 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         raise ValueError("SIP calls need voice: drop --no-voice or CALLSWARM_VOICE=false")
     services = build_services(settings)
     phone: SipEndpoint | None = None
+    gateway: Gateway | None = None
     stopped = False
+
+    def close_streams() -> None:
+        # SSE streams never end by themselves: uvicorn would wait for them forever.
+        if gateway is not None:
+            gateway.journal.hub.close()
 
     async def stop() -> None:
         nonlocal stopped
@@ -102,23 +160,33 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         stopped = True
         if phone is not None:
             await phone.stop()  # live calls get a BYE; what they committed stays
+        if gateway is not None:
+            await gateway.journal.aclose()  # the last calls' events are saved
         await services.aclose()
         log.info("gateway_stopped")
 
     try:
         await services.warm_up()
         engines = voice_engines(services) if settings.voice else (None, None)
-        app = create_app(make_gateway(services, engines))
+        gateway = make_gateway(services, engines)
+        app = create_app(gateway)
         sock = listen(settings.host, settings.port)
         host, port = sock.getsockname()[:2]
         config = uvicorn.Config(app, log_config=None, lifespan="off", ws_max_size=1 << 20)
-        server = _Server(config, stop)
+        server = _Server(config, close_streams, stop)
         if settings.sip:
             stt, tts = engines
             assert stt is not None and tts is not None
-            phone = sip_endpoint(services, (stt, tts), sip_config(settings))
+            phone = sip_endpoint(services, (stt, tts), sip_config(settings), gateway.calls)
             await phone.start()
             announce(f"callswarm answering SIP on {settings.sip_host}:{settings.sip_port}")
+        if settings.operator_token or settings.operator_password:
+            announce(f"operator console on http://{host}:{port}/console")
+        else:
+            announce(
+                f"operator console on http://{host}:{port}/console, "
+                f"token for this run: {gateway.auth.token}"
+            )
         announce(f"callswarm serving on http://{host}:{port}/ (Ctrl-C to stop)")
         await server.serve(sockets=[sock])
     finally:
@@ -133,10 +201,16 @@ class _Server(uvicorn.Server):
     and the services go, and it must happen here: once serve() returns, uvicorn re-raises
     the signal and asyncio cancels whatever the caller still awaits."""
 
-    def __init__(self, config: uvicorn.Config, then: Callable[[], Awaitable[None]]) -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        first: Callable[[], None],
+        then: Callable[[], Awaitable[None]],
+    ) -> None:
         super().__init__(config)
-        self._then = then
+        self._first, self._then = first, then
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._first()
         await super().shutdown(sockets=sockets)
         await self._then()

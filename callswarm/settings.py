@@ -66,6 +66,21 @@ class Settings(BaseSettings):
     rtp_port_low: int = Field(default=10000, ge=1024, le=65535)
     rtp_port_high: int = Field(default=20000, ge=1024, le=65535)
 
+    operator_token: SecretStr | None = Field(
+        default=None, description="Operators sign in with it (or send it as a Bearer token)."
+    )
+    operator_password: SecretStr | None = Field(
+        default=None, description="Operators may sign in with it instead of the token."
+    )
+    operator_secret: SecretStr | None = Field(
+        default=None,
+        description="Signs session cookies; share it between gateways. Unset: random per run.",
+    )
+    secure_cookies: bool = Field(default=False, description="Cookies only over HTTPS.")
+    record_calls: bool = Field(default=True, description="Keep each call's audio (two tracks).")
+    max_recording_s: float = Field(default=3600.0, gt=0)
+    sse_heartbeat: float = Field(default=15.0, gt=0, description="Seconds between SSE pings.")
+
     shop_name: str = "Riverside Pharmacy"
     shop_address: str = "12 River Street, next to the post office"
     shop_hours: str = "Monday to Saturday 8 am to 8 pm, and Sunday 10 am to 4 pm"

@@ -16,11 +16,14 @@ from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
 
 from agents.tools.navigation import TRANSFER_WORDS
+from models.calls import Channel
 from models.tables import TurnRow
 from models.turns import record_turn
 from swarm import Engine, Session, StoreWriter
-from telephony import CallHooks
+from telephony import CallHooks, CallSummary
 from voice.events import TurnMetricsEvent
+from voice.session import VoiceSession
+from web.live import LiveCalls
 
 log = logging.getLogger("callswarm.voice")
 
@@ -71,8 +74,11 @@ class TurnRecorder:
         log.error("turn_metrics_unsaved client_id=%s error=%r", self.client_id or "*", error)
 
 
-def phone_hooks(engine: Engine, swarm: str, greeting: str, recorder: TurnRecorder) -> CallHooks:
-    """A phone call's view of the caller's swarm session (keyed by their number)."""
+def phone_hooks(
+    engine: Engine, swarm: str, greeting: str, recorder: TurnRecorder, calls: LiveCalls
+) -> CallHooks:
+    """A phone call's view of the caller's swarm session (keyed by their number), and
+    its place among the console's live calls."""
 
     async def greet(client_id: str) -> str:
         # Every call is answered with the greeting, and it is part of the conversation.
@@ -83,11 +89,27 @@ def phone_hooks(engine: Engine, swarm: str, greeting: str, recorder: TurnRecorde
         session = engine.session(client_id, swarm)
         await session.commit_system_message("The caller pressed 0: transfer to a person requested.")
         await session.emit(TRANSFER_WORDS)
+        calls.transfer_requested(client_id)
         return TRANSFER_WORDS
 
+    async def record_turn(client_id: str, event: TurnMetricsEvent) -> None:
+        calls.turn(client_id, event)
+        await recorder.record(event)
+
+    async def started(client_id: str, voice: VoiceSession):
+        call = await calls.open(client_id, Channel.SIP, voice=voice)
+
+        async def finish(summary: CallSummary) -> None:
+            await calls.close(call, ended_by=summary.ended_by)
+
+        return finish
+
     return CallHooks(
-        responder=lambda client_id: SwarmResponder(engine.session(client_id, swarm)),
+        responder=lambda client_id: calls.responder(
+            client_id, SwarmResponder(engine.session(client_id, swarm))
+        ),
         greet=greet,
         operator=operator,
-        record_turn=lambda _client_id, event: recorder.record(event),
+        record_turn=record_turn,
+        started=started,
     )

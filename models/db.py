@@ -9,7 +9,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel, create_engine
 
-import models.shop  # noqa: F401  (registers every table on SQLModel.metadata)
+import models.calls  # noqa: F401  (registers every table on SQLModel.metadata)
+import models.shop  # noqa: F401
 import models.tables  # noqa: F401
 
 

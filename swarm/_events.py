@@ -105,6 +105,10 @@ class Subscription:
             raise StopAsyncIteration
         return event
 
+    @property
+    def empty(self) -> bool:
+        return self._queue.empty()
+
     def drain(self) -> list[SwarmEvent]:
         """Every event already delivered, without waiting."""
         out: list[SwarmEvent] = []

@@ -135,9 +135,19 @@ class Runner:
         )
         await self.run()
 
-    async def emit(self, text: str) -> Message:
+    async def emit(self, text: str, *, author: str | None = None) -> Message:
         agent = self.conversation.agent()
-        return await self._speak(agent, AssistantMessage(content=text), None)
+        if author is None:
+            return await self._speak(agent, AssistantMessage(content=text), None)
+        # A person speaking for the agents (an operator who took over): their name, not
+        # an agent's, so the history says who really spoke; every agent sees the words.
+        message = await self.conversation.commit(
+            Message(role=Role.ASSISTANT, content=text, agent=author)
+        )
+        self.turn.spoken.append(text)
+        if self.turn.on_text:
+            await self.turn.on_text(text)
+        return message
 
     # --- one model call -------------------------------------------------------------------
 

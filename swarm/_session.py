@@ -221,11 +221,15 @@ class Session:
             return ""
         return await self._in_turn(lambda runner: runner.execute(instruction))
 
-    async def emit(self, text: str, *, agent_name: str | None = None) -> str:
-        """Say prepared text without the model; it joins the history as the agent's reply."""
+    async def emit(
+        self, text: str, *, agent_name: str | None = None, author: str | None = None
+    ) -> str:
+        """Say prepared text without the model; it joins the history as the agent's reply.
+
+        `author` names a person who speaks in the agents' place (an operator)."""
         if self._stale(agent_name):
             return ""
-        return await self._in_turn(lambda runner: runner.emit(text))
+        return await self._in_turn(lambda runner: runner.emit(text, author=author))
 
     async def revise_reply(self, spoken: str) -> None:
         """After a barge-in: the reply to the last caller message keeps only what was heard.

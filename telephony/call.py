@@ -54,6 +54,9 @@ class CallHooks:
     # The caller pressed 0: records the request for a person, returns what to say.
     operator: Callable[[str], Awaitable[str]]
     record_turn: Callable[[str, TurnMetricsEvent], Awaitable[None]]
+    # On answer, for the operators' console: takes the caller's client id and the call's
+    # voice session, returns what to call with the summary when the call is over.
+    started: Callable[[str, VoiceSession], Awaitable[Callable[[CallSummary], Awaitable[None]]]]
 
 
 @dataclass(frozen=True)
@@ -169,7 +172,13 @@ class PhoneCall:
         )
         self.call.answer()
         forward = self._loop.create_task(self._forward(), name=f"call-out-{self.client_id}")
+        finish = None
         try:
+            try:
+                finish = await self.hooks.started(self.client_id, self.voice)
+            except Exception:
+                # The caller is on the line: the console missing a call must not drop it.
+                log.exception("call_log_failed call_id=%s", self.call.call_id)
             await self._greet()
             await self._receive()
         finally:
@@ -208,6 +217,11 @@ class PhoneCall:
             summary.underruns,
             summary.bad_packets,
         )
+        if finish is not None:
+            try:
+                await finish(summary)
+            except Exception:
+                log.exception("call_log_failed call_id=%s", summary.call_id)
         return summary
 
     async def _greet(self) -> None:

@@ -32,6 +32,7 @@ from voice.events import (
 )
 from voice.frames import AudioFrame
 from voice.normalize import for_speech
+from voice.recording import Recording
 from voice.resample import StreamResampler, resample
 from voice.sentences import SentenceSplitter
 from voice.stt import Transcript, WhisperSTT
@@ -193,6 +194,8 @@ class _Turn:
                 frame = AudioFrame(chunk, voice.output_rate, voice.clock())
                 if self.first_audio is None:
                     self.first_audio = voice.clock()
+                if voice.recording is not None:
+                    voice.recording.said(frame)
                 voice._emit(
                     ReplyAudioEvent(session_id=voice.session_id, time=frame.timestamp, frame=frame)
                 )
@@ -233,6 +236,8 @@ class VoiceSession:
         self._speculation: asyncio.Task[Transcript] | None = None
         self._done: set[asyncio.Task[None]] = set()
         self._closed = False
+        # Set by whoever keeps the call's audio (the console's recordings); None: nothing kept.
+        self.recording: Recording | None = None
 
     # --- input ------------------------------------------------------------------------------
 
@@ -240,6 +245,8 @@ class VoiceSession:
         """Feed caller audio of any supported rate; turns start from here."""
         if self._closed:
             return
+        if self.recording is not None:
+            self.recording.heard(frame)
         resampler = self._resamplers.setdefault(
             frame.sample_rate, StreamResampler(frame.sample_rate, VAD_RATE)
         )
@@ -337,6 +344,8 @@ class VoiceSession:
         with suppress(asyncio.CancelledError):
             await turn.task
         spoken = turn.spoken()
+        if self.recording is not None:
+            self.recording.interrupted()
         self._emit(InterruptedEvent(session_id=self.session_id, time=self.clock(), spoken=spoken))
         log.info("barge_in session_id=%s spoken_chars=%d", self.session_id, len(spoken))
         if turn.replying:

@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from web import text_socket, voice_socket
+from web import auth, console_api, shop_api, sse, text_socket, voice_socket
 from web.gateway import Gateway
 
 STATIC = Path(__file__).parent / "static"
@@ -22,9 +22,15 @@ def create_app(gateway: Gateway) -> FastAPI:
         description="Voice and telephony assistant gateway: REST, the caller sockets, the page.",
     )
     app.state.gateway = gateway
+    app.state.journal = gateway.journal
+    app.state.auth = gateway.auth
     app.state.voice_connections = voice_socket.Connections()
     app.include_router(text_socket.router)
     app.include_router(voice_socket.router)
+    app.include_router(auth.router)
+    app.include_router(console_api.router)
+    app.include_router(shop_api.router)
+    app.include_router(sse.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/ping", tags=["gateway"])
@@ -57,5 +63,10 @@ def create_app(gateway: Gateway) -> FastAPI:
     @app.get("/", include_in_schema=False)
     async def page() -> FileResponse:
         return FileResponse(STATIC / "index.html")
+
+    @app.get("/console", include_in_schema=False)
+    async def console() -> FileResponse:
+        # The page is public; everything it shows comes from operator-only routes.
+        return FileResponse(STATIC / "console.html")
 
     return app

@@ -13,6 +13,9 @@ from voice.events import TurnMetricsEvent
 from voice.session import Responder
 from voice.stt import WhisperSTT
 from voice.tts import PiperTTS
+from web.auth import OperatorAuth
+from web.journal import Journal
+from web.live import LiveCalls
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,12 @@ class Gateway:
     # A caller's swarm session as a voice responder, and where a turn's metrics go.
     responder: Callable[[str], Responder]
     record_turn: Callable[[str, TurnMetricsEvent], Awaitable[None]]
+    # The operator console: live calls, the event journal behind SSE, sign-in.
+    calls: LiveCalls
+    journal: Journal
+    auth: OperatorAuth
     info: dict[str, Any] = field(default_factory=dict)
+    heartbeat_s: float = 15.0
     # Input limits: one message of audio is at most this many bytes (1 s at 48 kHz).
     max_audio_message: int = 96_000
     max_text_message: int = 4_000

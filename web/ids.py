@@ -10,3 +10,18 @@ _CLIENT_ID = re.compile(r"^(?!.*\.\.)[A-Za-z0-9+_.:-]{1,64}$")
 
 def valid_client_id(client_id: str) -> bool:
     return bool(_CLIENT_ID.match(client_id))
+
+
+_CALL_ID = re.compile(r"^[0-9a-f]{32}$")
+# What the telephony side keys phone callers by: their number, or "sip-…".
+_PHONE_SESSION = re.compile(r"^(\+?[0-9]+|sip-.*)$")
+
+
+def valid_call_id(call_id: str) -> bool:
+    return bool(_CALL_ID.match(call_id))
+
+
+def web_client_id(client_id: str) -> bool:
+    """An id a browser may use: safe, and never a phone caller's (their number would
+    otherwise open their history to anyone who knows it)."""
+    return valid_client_id(client_id) and not _PHONE_SESSION.match(client_id)

@@ -9,9 +9,10 @@ import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
+from models.calls import Channel
 from swarm import SwarmError
 from web.gateway import Gateway
-from web.ids import valid_client_id
+from web.ids import web_client_id
 
 log = logging.getLogger("web.text")
 router = APIRouter()
@@ -19,13 +20,14 @@ router = APIRouter()
 
 @router.websocket("/api/v1/session/{client_id}")
 async def session_socket(websocket: WebSocket, client_id: str) -> None:
-    if not valid_client_id(client_id):
+    if not web_client_id(client_id):
         await websocket.close(code=1008, reason="invalid client id")
         return
     gateway: Gateway = websocket.app.state.gateway
     await websocket.accept()
     session = gateway.engine.session(client_id, gateway.swarm)
-    log.info("text_connected client_id=%s", client_id)
+    call = await gateway.calls.open(client_id, Channel.WEB, speak=websocket.send_text)
+    log.info("text_connected client_id=%s call_id=%s", client_id, call.id)
     try:
         while True:
             received = await websocket.receive()
@@ -42,6 +44,10 @@ async def session_socket(websocket: WebSocket, client_id: str) -> None:
                 continue
             if not message.strip():
                 continue
+            if gateway.calls.held(client_id) is not None:
+                # An operator holds the call: they answer, by typing to this socket.
+                await session.commit_user_message(message)
+                continue
             try:
                 await websocket.send_text(await session.complete(message))
             except SwarmError as exc:
@@ -49,3 +55,5 @@ async def session_socket(websocket: WebSocket, client_id: str) -> None:
                 await websocket.send_text(f"error: {exc}")
     except WebSocketDisconnect:
         log.info("text_disconnected client_id=%s", client_id)
+    finally:
+        await gateway.calls.close(call, ended_by="caller")

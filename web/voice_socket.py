@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
+from models.calls import Channel
 from swarm import Mode, Role
 from voice.events import (
     ErrorEvent,
@@ -33,7 +34,7 @@ from voice.events import (
 from voice.frames import SUPPORTED_RATES, AudioFrame
 from voice.session import VoiceSession
 from web.gateway import Gateway
-from web.ids import valid_client_id
+from web.ids import web_client_id
 
 log = logging.getLogger("web.voice")
 router = APIRouter()
@@ -69,7 +70,7 @@ class Connections:
 @router.websocket("/ws/voice/{client_id}")
 async def voice_socket(websocket: WebSocket, client_id: str) -> None:
     gateway: Gateway = websocket.app.state.gateway
-    if not valid_client_id(client_id):
+    if not web_client_id(client_id):
         await websocket.close(code=1008, reason="invalid client id")
         return
     if gateway.stt is None or gateway.tts is None:
@@ -95,13 +96,15 @@ class VoiceConnection:
         assert gateway.stt is not None and gateway.tts is not None
         self.voice = VoiceSession(
             client_id,
-            gateway.responder(client_id),
+            gateway.calls.responder(client_id, gateway.responder(client_id)),
             stt=gateway.stt,
             tts=gateway.tts,
             output_rate=OUTPUT_RATE,
         )
         self._agent = ""
         self._send_lock = asyncio.Lock()
+        self._gone = False  # the socket is closed: events are still handled, not sent
+        self.ended_by = "caller"
 
     async def run(self) -> None:
         log.info("voice_connected client_id=%s", self.client_id)
@@ -125,6 +128,7 @@ class VoiceConnection:
             }
         )
         sender = asyncio.get_running_loop().create_task(self._forward())
+        call = await self.gateway.calls.open(self.client_id, Channel.WEB, voice=self.voice)
         try:
             if not history:
                 # The greeting is part of the conversation: in the history, then spoken.
@@ -134,12 +138,17 @@ class VoiceConnection:
         finally:
             # Committed messages stay committed: closing cancels only what is unsaid.
             await self.voice.close()
+            # The cut turn's metrics are among the last events: handle them, then stop.
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self.voice.events.join(), 5)
             sender.cancel()
             with suppress(asyncio.CancelledError):
                 await sender
+            await self.gateway.calls.close(call, ended_by=self.ended_by)
             log.info("voice_disconnected client_id=%s", self.client_id)
 
     async def close(self, code: int, reason: str) -> None:
+        self.ended_by = "taken_over" if code == CLOSE_TAKEN_OVER else "gateway"
         if self.websocket.application_state is WebSocketState.CONNECTED:
             with suppress(RuntimeError, WebSocketDisconnect):
                 await self.websocket.close(code=code, reason=reason)
@@ -218,18 +227,22 @@ class VoiceConnection:
             try:
                 await self._deliver(event)
             except (WebSocketDisconnect, RuntimeError):
-                return  # the caller is gone; the receiver ends the connection
+                self._gone = True  # the receiver ends the connection
             except Exception:
                 # One event that could not be delivered must not silence the call.
                 log.exception("voice_event_failed client_id=%s", self.client_id)
+            finally:
+                self.voice.events.task_done()
 
     async def _deliver(self, event: VoiceEvent) -> None:
+        if isinstance(event, TurnMetricsEvent):
+            await self.gateway.record_turn(self.client_id, event)
+        if self._gone:
+            return
         if isinstance(event, ReplyAudioEvent):
             async with self._send_lock:
                 await self.websocket.send_bytes(event.frame.pcm)
             return
-        if isinstance(event, TurnMetricsEvent):
-            await self.gateway.record_turn(self.client_id, event)
         out = _describe(event)
         if out is not None:
             await self._send(out)

@@ -27,6 +27,8 @@ async def navigate_to_triage(ctx: ToolContext, _: NoArguments) -> str:
     return "The caller is now back with the reception agent."
 
 
+TRANSFER_TOOL = "transfer_to_operator"
+
 # What the caller hears when they ask for a person, by voice or on the keypad.
 TRANSFER_WORDS = "Of course. I'm putting you through to a member of our staff now. Please hold."
 

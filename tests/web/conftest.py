@@ -12,13 +12,14 @@ import uvicorn
 from callswarm.app import Services, build_services
 from callswarm.serve import listen, make_gateway
 from callswarm.settings import Settings
-from web import create_app
+from web import Gateway, create_app
 
 
 @dataclass
 class Running:
     services: Services
     url: str  # http://127.0.0.1:port
+    gateway: Gateway
 
     @property
     def ws(self) -> str:
@@ -26,13 +27,23 @@ class Running:
 
 
 async def start(services: Services, stt, tts) -> tuple[Running, uvicorn.Server, asyncio.Task]:
-    app = create_app(make_gateway(services, (stt, tts)))
+    gateway = make_gateway(services, (stt, tts))
+    app = create_app(gateway)
     # Bound and listening before serve() starts: clients can connect at once, no polling.
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_config=None, lifespan="off"))
     task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
-    return Running(services, f"http://127.0.0.1:{port}"), server, task
+    return Running(services, f"http://127.0.0.1:{port}", gateway), server, task
+
+
+async def stop(running: Running, server: uvicorn.Server, task: asyncio.Task) -> None:
+    """In `serve`'s order: streams end, uvicorn stops, the journal saves, services close."""
+    running.gateway.journal.hub.close()
+    server.should_exit = True
+    await task
+    await running.gateway.journal.aclose()
+    await running.services.aclose()
 
 
 @pytest.fixture
@@ -42,6 +53,4 @@ async def gateway(tmp_path, stt, tts) -> AsyncIterator[Running]:
     try:
         yield running
     finally:
-        server.should_exit = True
-        await task
-        await services.aclose()
+        await stop(running, server, task)

@@ -9,7 +9,7 @@ from callswarm.settings import Settings
 from tests.voice.speech import piper, silence
 
 from .client import Caller, caller
-from .conftest import start
+from .conftest import start, stop
 
 
 async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_model, stt, tts):
@@ -36,6 +36,4 @@ async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_mo
             reply = await ws.recv()
             assert "monday" in reply.lower() or "open" in reply.lower()
     finally:
-        server.should_exit = True
-        await task
-        await services.aclose()
+        await stop(running, server, task)

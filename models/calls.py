@@ -1,0 +1,237 @@
+"""Calls, the journal of live events, and the operators' audit log.
+
+A call is one connection of a caller (a phone call, a browser's voice or text
+socket) to their swarm session. Its transcript is the session's messages between
+`first_seq` and `last_seq`; the journal keeps everything else the console shows
+(agent changes, rescues, latencies) with an id that doubles as the SSE event id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, Text, func, or_
+from sqlmodel import Field, Session, SQLModel, col, select
+
+from models.shop import Customer, Order, OrderStatus
+from models.tables import MessageRow, TurnRow, timestamp
+
+
+class Channel(StrEnum):
+    SIP = "sip"
+    WEB = "web"
+
+
+class Outcome(StrEnum):
+    ORDER_PLACED = "order_placed"
+    TRANSFERRED = "transferred"
+    # The caller left while a reply was pending, or before saying anything.
+    ABANDONED = "abandoned"
+    COMPLETED = "completed"
+
+
+class CallRow(SQLModel, table=True):
+    __tablename__ = "calls"
+
+    id: str = Field(primary_key=True, max_length=32)
+    client_id: str = Field(index=True, max_length=200)
+    channel: str = Field(index=True, max_length=10)
+    caller: str = Field(default="", index=True, max_length=200)
+    started_at: datetime = Field(sa_type=DateTime(timezone=True), index=True)
+    ended_at: datetime | None = timestamp(nullable=True)
+    ended_by: str | None = Field(default=None, max_length=20)
+    outcome: str | None = Field(default=None, index=True, max_length=20)
+    # ",triage,sales,": every agent that spoke or was entered, searchable with LIKE.
+    agents: str = Field(default=",", max_length=500)
+    first_seq: int = 0  # the session's messages after this one belong to the call
+    last_seq: int | None = None
+    turns: int = 0
+    transfer_requested: bool = False
+    operator: str | None = Field(default=None, max_length=100)  # who has taken it over
+    recording: str | None = Field(default=None, max_length=100)  # a file name, never a path
+
+
+# Everything the console streams, in one order; `id` is the SSE event id.
+class EventRow(SQLModel, table=True):
+    __tablename__ = "call_events"
+
+    id: int | None = Field(default=None, primary_key=True)
+    call_id: str | None = Field(default=None, index=True, max_length=32)
+    client_id: str = Field(default="", index=True, max_length=200)
+    kind: str = Field(max_length=40)
+    agent: str = Field(default="", max_length=100)
+    at: datetime = timestamp()
+    data: dict[str, Any] = Field(default_factory=dict, sa_type=JSON)
+
+
+class AuditRow(SQLModel, table=True):
+    __tablename__ = "audit_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = timestamp()
+    operator: str = Field(max_length=100, index=True)
+    action: str = Field(max_length=40, index=True)
+    target: str = Field(default="", max_length=200)
+    address: str = Field(default="", max_length=100)
+    detail: str = Field(default="", sa_type=Text)
+
+
+@dataclass(frozen=True, slots=True)
+class CallFilter:
+    caller: str | None = None
+    channel: Channel | None = None
+    agent: str | None = None
+    outcome: Outcome | None = None
+    live: bool | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def list_calls(
+    db: Session, where: CallFilter, *, limit: int, offset: int
+) -> tuple[list[CallRow], int]:
+    """One page of calls, newest first, and how many match in all."""
+    clauses: list[Any] = []
+    if where.caller:
+        pattern = f"%{_escape_like(where.caller)}%"
+        clauses.append(
+            or_(
+                col(CallRow.caller).like(pattern, escape="\\"),
+                col(CallRow.client_id).like(pattern, escape="\\"),
+            )
+        )
+    if where.channel is not None:
+        clauses.append(col(CallRow.channel) == where.channel.value)
+    if where.agent:
+        clauses.append(col(CallRow.agents).like(f"%,{_escape_like(where.agent)},%", escape="\\"))
+    if where.outcome is not None:
+        clauses.append(col(CallRow.outcome) == where.outcome.value)
+    if where.live is not None:
+        clauses.append(
+            col(CallRow.ended_at).is_(None) if where.live else col(CallRow.ended_at).is_not(None)
+        )
+    if where.since is not None:
+        clauses.append(col(CallRow.started_at) >= where.since)
+    if where.until is not None:
+        clauses.append(col(CallRow.started_at) < where.until)
+    total = db.exec(select(func.count()).select_from(CallRow).where(*clauses)).one()
+    rows = db.exec(
+        select(CallRow)
+        .where(*clauses)
+        .order_by(col(CallRow.started_at).desc(), col(CallRow.id))
+        .offset(offset)
+        .limit(limit)
+    ).all()
+    return list(rows), total
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def call_messages(db: Session, call: CallRow) -> list[MessageRow]:
+    query = select(MessageRow).where(
+        MessageRow.client_id == call.client_id, col(MessageRow.seq) > call.first_seq
+    )
+    if call.last_seq is not None:
+        query = query.where(col(MessageRow.seq) <= call.last_seq)
+    return list(db.exec(query.order_by(col(MessageRow.seq))).all())
+
+
+def call_turns(db: Session, call: CallRow) -> list[TurnRow]:
+    query = select(TurnRow).where(
+        TurnRow.client_id == call.client_id, col(TurnRow.created_at) >= call.started_at
+    )
+    if call.ended_at is not None:
+        query = query.where(col(TurnRow.created_at) <= call.ended_at)
+    return list(db.exec(query.order_by(col(TurnRow.id))).all())
+
+
+def call_orders(db: Session, call: CallRow) -> list[Order]:
+    """Orders the call's customer created or confirmed while it lasted."""
+    started, ended = call.started_at, call.ended_at
+    query = select(Order).where(
+        Order.customer_id == Customer.id,
+        Customer.client_id == call.client_id,
+        or_(col(Order.created_at) >= started, col(Order.confirmed_at) >= started),
+    )
+    if ended is not None:
+        query = query.where(col(Order.created_at) <= ended)
+    return list(db.exec(query.order_by(col(Order.id))).all())
+
+
+def outcome_of(call: CallRow, orders: list[Order], *, abandoned: bool) -> Outcome:
+    if any(o.status is OrderStatus.CONFIRMED for o in orders):
+        return Outcome.ORDER_PLACED
+    if call.transfer_requested or call.operator:
+        return Outcome.TRANSFERRED
+    if abandoned:
+        return Outcome.ABANDONED
+    return Outcome.COMPLETED
+
+
+def call_events(
+    db: Session, *, after: int = 0, call_id: str | None = None, limit: int = 1000
+) -> list[EventRow]:
+    query = select(EventRow).where(col(EventRow.id) > after)
+    if call_id is not None:
+        query = query.where(EventRow.call_id == call_id)
+    return list(db.exec(query.order_by(col(EventRow.id)).limit(limit)).all())
+
+
+def last_event_id(db: Session) -> int:
+    return db.exec(select(func.max(EventRow.id))).one() or 0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    call_id: str
+    client_id: str
+    seq: int
+    role: str
+    agent: str
+    content: str
+    at: datetime
+
+
+def search_transcripts(db: Session, text: str, *, limit: int, offset: int) -> list[SearchHit]:
+    """Spoken and written words of every call that contain `text`, newest first."""
+    pattern = f"%{_escape_like(text.lower())}%"
+    rows = db.exec(
+        select(MessageRow, CallRow)
+        .where(
+            MessageRow.client_id == CallRow.client_id,
+            col(MessageRow.seq) > CallRow.first_seq,
+            or_(col(CallRow.last_seq).is_(None), col(MessageRow.seq) <= CallRow.last_seq),
+            col(MessageRow.role).in_(("user", "assistant")),
+            func.lower(MessageRow.content).like(pattern, escape="\\"),
+        )
+        .order_by(col(MessageRow.id).desc())
+        .offset(offset)
+        .limit(limit)
+    ).all()
+    return [
+        SearchHit(c.id, m.client_id, m.seq, m.role, m.agent, m.content, m.created_at)
+        for m, c in rows
+    ]
+
+
+def record_audit(db: Session, row: AuditRow) -> AuditRow:
+    db.add(row)
+    db.commit()
+    db.refresh(row)
+    return row
+
+
+def list_audit(
+    db: Session, *, operator: str | None, action: str | None, limit: int, offset: int
+) -> list[AuditRow]:
+    query = select(AuditRow)
+    if operator:
+        query = query.where(AuditRow.operator == operator)
+    if action:
+        query = query.where(AuditRow.action == action)
+    return list(db.exec(query.order_by(col(AuditRow.id).desc()).offset(offset).limit(limit)).all())

@@ -1,0 +1,355 @@
+"""Live calls: each caller's connection as a `calls` row, its recording, and takeover.
+
+Every transport (a phone call, a browser's voice or text socket) opens a call
+when the caller connects and closes it when they leave. While it is live an
+operator may take it over: the caller's words are then recorded but not answered
+by the agents, and the operator's typed replies are spoken in their place until
+the call is handed back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy.engine import Engine as Database
+from sqlmodel import Session as DbSession
+
+from models.calls import CallRow, Channel, call_messages, call_orders, outcome_of
+from swarm import Engine, EventBus, Session
+from voice.events import TurnMetricsEvent
+from voice.recording import Recording
+from voice.session import Responder, VoiceSession
+from web.journal import CallEvent
+
+log = logging.getLogger("web.calls")
+
+OPERATOR_AGENT = "operator"  # the author of an operator's words in the history
+
+
+class CallNotLive(LookupError):
+    pass
+
+
+class NotTakenOver(RuntimeError):
+    pass
+
+
+@dataclass
+class LiveCall:
+    id: str
+    client_id: str
+    channel: Channel
+    caller: str
+    started_at: datetime
+    first_seq: int
+    session: Session
+    # How the call's caller hears text: spoken on voice calls, sent on text sockets.
+    speak: Callable[[str], Awaitable[None]] | None = None
+    voice: VoiceSession | None = None
+    operator: str | None = None  # who holds the call now
+    taken_over_by: str | None = None  # the last operator who held it, kept after hand-back
+    transfer_requested: bool = False
+    turns: int = 0
+    recording: Recording | None = field(default=None, repr=False)
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "client_id": self.client_id,
+            "channel": self.channel.value,
+            "caller": self.caller,
+            "started_at": self.started_at.isoformat(),
+            "operator": self.operator,
+        }
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    recordings: Path | None  # None: calls are not recorded
+    max_recording_s: float = 3600
+    # Tools whose call means the caller asked for a person: the call counts as transferred.
+    transfer_tools: frozenset[str] = frozenset()
+
+
+class LiveCalls:
+    def __init__(self, db: Database, engine: Engine, swarm: str, options: CallOptions) -> None:
+        self._db = db
+        self._engine = engine
+        self._swarm = swarm
+        self.options = options
+        self._by_id: dict[str, LiveCall] = {}
+        self._by_client: dict[str, LiveCall] = {}
+        # (client id, call id, start, end) of calls that ended lately: the journal may
+        # reach a call's last events only after the call is closed.
+        self._ended: deque[tuple[str, str, float, float]] = deque(maxlen=2000)
+
+    @property
+    def bus(self) -> EventBus:
+        return self._engine.bus
+
+    def __iter__(self) -> Iterator[LiveCall]:
+        return iter(list(self._by_id.values()))
+
+    def find(self, call_id: str) -> LiveCall | None:
+        return self._by_id.get(call_id)
+
+    def get(self, call_id: str) -> LiveCall:
+        call = self._by_id.get(call_id)
+        if call is None:
+            raise CallNotLive(call_id)
+        return call
+
+    def call_of(self, client_id: str, at: float) -> str | None:
+        """The call a caller was on at time `at` (a Unix time), if any."""
+        call = self._by_client.get(client_id)
+        if call is not None and call.started_at.timestamp() <= at:
+            return call.id
+        for client, call_id, start, end in reversed(self._ended):
+            if client == client_id and start <= at <= end:
+                return call_id
+        return None
+
+    # --- a call's life -----------------------------------------------------------------------
+
+    async def open(
+        self,
+        client_id: str,
+        channel: Channel,
+        *,
+        caller: str = "",
+        voice: VoiceSession | None = None,
+        speak: Callable[[str], Awaitable[None]] | None = None,
+    ) -> LiveCall:
+        session = self._engine.session(client_id, self._swarm)
+        history = await session.get_raw_history()
+        call = LiveCall(
+            id=uuid.uuid4().hex,
+            client_id=client_id,
+            channel=channel,
+            caller=caller or client_id,
+            started_at=datetime.now(UTC),
+            first_seq=history[-1].seq if history else 0,
+            session=session,
+            voice=voice,
+            speak=speak or (voice.say if voice is not None else None),
+        )
+        if voice is not None and self.options.recordings is not None:
+            call.recording = voice.recording = Recording(max_s=self.options.max_recording_s)
+        self._by_id[call.id] = call
+        self._by_client[client_id] = call
+        row = CallRow(
+            id=call.id,
+            client_id=client_id,
+            channel=channel.value,
+            caller=call.caller,
+            started_at=call.started_at,
+            first_seq=call.first_seq,
+        )
+        await self._save(row, call.id)
+        self._publish(call, "call_started", call.summary())
+        log.info("call_opened call_id=%s client_id=%s channel=%s", call.id, client_id, channel)
+        return call
+
+    async def close(self, call: LiveCall, *, ended_by: str) -> None:
+        """The caller left: settle the row (outcome, agents, recording) and forget the call."""
+        if self._by_id.pop(call.id, None) is None:
+            return
+        if self._by_client.get(call.client_id) is call:
+            del self._by_client[call.client_id]
+        history = await call.session.get_raw_history()
+        last_seq = history[-1].seq if history else 0
+        recording = None
+        if call.recording is not None and call.recording.duration > 0:
+            assert self.options.recordings is not None
+            recording = f"{call.id}.wav"
+            path = self.options.recordings / recording
+            try:
+                await asyncio.to_thread(_save_recording, call.recording, path)
+            except OSError as exc:
+                log.error("recording_unsaved call_id=%s error=%r", call.id, exc)
+                recording = None
+        ended_at = datetime.now(UTC)
+        self._ended.append(
+            (call.client_id, call.id, call.started_at.timestamp(), ended_at.timestamp())
+        )
+        try:
+            row = await asyncio.to_thread(
+                self._finish, call, last_seq, ended_at, ended_by, recording
+            )
+        except Exception as exc:
+            log.error("call_unsaved call_id=%s error=%r", call.id, exc)
+            data: dict[str, object] = {"ended_by": ended_by, "outcome": None}
+        else:
+            data = {"ended_by": ended_by, "outcome": row.outcome, "agents": _agents(row.agents)}
+        self._publish(call, "call_ended", data)
+        log.info(
+            "call_closed call_id=%s client_id=%s by=%s outcome=%s",
+            call.id,
+            call.client_id,
+            ended_by,
+            data["outcome"],
+        )
+
+    def _finish(
+        self,
+        call: LiveCall,
+        last_seq: int,
+        ended_at: datetime,
+        ended_by: str,
+        recording: str | None,
+    ) -> CallRow:
+        with DbSession(self._db, expire_on_commit=False) as db:
+            row = db.get(CallRow, call.id) or CallRow(
+                id=call.id,
+                client_id=call.client_id,
+                channel=call.channel.value,
+                caller=call.caller,
+                started_at=call.started_at,
+                first_seq=call.first_seq,
+            )
+            row.last_seq, row.ended_at, row.ended_by = last_seq, ended_at, ended_by
+            row.turns, row.recording = call.turns, recording
+            row.operator, row.transfer_requested = call.taken_over_by, call.transfer_requested
+            messages = call_messages(db, row)
+            if any(
+                c.get("name") in self.options.transfer_tools for m in messages for c in m.tool_calls
+            ):
+                row.transfer_requested = True
+            spoken = [m for m in messages if m.role in ("user", "assistant") and m.content]
+            said_nothing = not any(m.role == "user" and m.mode == "user" for m in spoken)
+            unanswered = bool(spoken) and spoken[-1].role == "user"
+            agents = sorted({m.agent for m in messages if m.role == "assistant" and m.agent})
+            row.agents = "," + "".join(f"{a}," for a in agents)
+            row.outcome = outcome_of(
+                row, call_orders(db, row), abandoned=said_nothing or unanswered
+            ).value
+            db.add(row)
+            db.commit()
+            return row
+
+    async def _save(self, row: CallRow, call_id: str) -> None:
+        def write() -> None:
+            with DbSession(self._db) as db:
+                db.add(row)
+                db.commit()
+
+        try:
+            await asyncio.to_thread(write)
+        except Exception as exc:
+            # The call goes on; closing it writes the whole row again.
+            log.error("call_unsaved call_id=%s error=%r", call_id, exc)
+
+    # --- what happens during a call ----------------------------------------------------------
+
+    def turn(self, client_id: str, event: TurnMetricsEvent) -> None:
+        call = self._by_client.get(client_id)
+        if call is None:
+            return
+        call.turns += 1
+        metrics = event.metrics
+        self._publish(
+            call,
+            "turn",
+            {
+                "transcript": event.transcript,
+                "speech_s": metrics.speech_s,
+                "stt_s": metrics.stt_s,
+                "first_token_s": metrics.first_token_s,
+                "first_audio_s": metrics.first_audio_s,
+                "voice_to_voice_s": metrics.voice_to_voice_s,
+                "interrupted": metrics.interrupted,
+            },
+        )
+
+    def transfer_requested(self, client_id: str) -> None:
+        call = self._by_client.get(client_id)
+        if call is not None and not call.transfer_requested:
+            call.transfer_requested = True
+            self._publish(call, "transfer_requested", {})
+
+    def responder(self, client_id: str, agents: Responder) -> Responder:
+        """The agents' replies, unless an operator holds the caller's live call."""
+        return _Guarded(self, client_id, agents)
+
+    def held(self, client_id: str) -> LiveCall | None:
+        call = self._by_client.get(client_id)
+        return call if call is not None and call.operator else None
+
+    # --- operator takeover -------------------------------------------------------------------
+
+    async def take_over(self, call_id: str, operator: str) -> LiveCall:
+        call = self.get(call_id)
+        call.operator = call.taken_over_by = operator
+        if call.voice is not None:
+            await call.voice.interrupt()  # the agents' reply stops; the operator speaks next
+        await call.session.commit_system_message(
+            f"A member of staff ({operator}) took over the call and speaks to the caller."
+        )
+        self._publish(call, "takeover", {"operator": operator})
+        return call
+
+    async def say(self, call_id: str, operator: str, text: str) -> None:
+        call = self.get(call_id)
+        if call.operator is None:
+            raise NotTakenOver(call_id)
+        await call.session.emit(text, author=OPERATOR_AGENT)
+        self._publish(call, "operator_said", {"operator": operator, "text": text})
+        if call.speak is not None:
+            await call.speak(text)
+
+    async def hand_back(self, call_id: str, operator: str) -> LiveCall:
+        call = self.get(call_id)
+        if call.operator is None:
+            raise NotTakenOver(call_id)
+        call.operator = None
+        await call.session.commit_system_message(
+            f"The member of staff ({operator}) handed the call back to you."
+        )
+        self._publish(call, "handed_back", {"operator": operator})
+        return call
+
+    def _publish(self, call: LiveCall, kind: str, data: dict[str, object]) -> None:
+        self.bus.publish(
+            CallEvent(
+                session_id=call.client_id,
+                agent="",
+                seq=0,
+                time=datetime.now(UTC).timestamp(),
+                kind=kind,
+                call_id=call.id,
+                data=data,
+            )
+        )
+
+
+class _Guarded:
+    def __init__(self, calls: LiveCalls, client_id: str, agents: Responder) -> None:
+        self._calls, self._client_id, self._agents = calls, client_id, agents
+
+    async def reply(self, text: str) -> AsyncIterator[str]:
+        call = self._calls.held(self._client_id)
+        if call is None:
+            async for piece in self._agents.reply(text):
+                yield piece
+            return
+        # The operator answers: the caller's words wait in the history for them.
+        await call.session.commit_user_message(text)
+
+    async def interrupted(self, spoken: str) -> None:
+        await self._agents.interrupted(spoken)
+
+
+def _save_recording(recording: Recording, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    recording.save(path)
+
+
+def _agents(joined: str) -> list[str]:
+    return [a for a in joined.split(",") if a]

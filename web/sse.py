@@ -1,0 +1,106 @@
+"""Server-Sent Events: `/api/events` (every call) and `/api/calls/{id}/events`.
+
+Each event is `id: <journal id>` plus one JSON `data:` line. A client that
+reconnects sends `Last-Event-ID` (browsers do it by themselves) or `?after=`, and
+first gets what it missed, read from the database, then the live stream. A
+comment line every `heartbeat_s` keeps proxies from closing a quiet stream and
+tells the server when the client has gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import StreamingResponse
+from sqlmodel import Session as DbSession
+
+from models.calls import call_events
+from web.auth import Operator
+from web.gateway import Gateway
+from web.ids import valid_call_id
+from web.journal import Entry, Journal
+
+router = APIRouter(tags=["events"])
+
+REPLAY_PAGE = 500
+
+
+def frame(entry: Entry) -> str:
+    return f"id: {entry.id}\ndata: {json.dumps(entry.to_json())}\n\n"
+
+
+def _start(request: Request, after: int | None) -> int | None:
+    header = request.headers.get("last-event-id")
+    if header is not None:
+        if not header.strip().isdigit():
+            raise HTTPException(400, "Last-Event-ID is a journal id (an integer)")
+        return int(header)
+    return after
+
+
+async def _stream(request: Request, after: int | None, call_id: str | None) -> AsyncIterator[str]:
+    gateway: Gateway = request.app.state.gateway
+    journal: Journal = request.app.state.journal
+    listener = journal.hub.listen(call_id)
+    try:
+        yield "retry: 2000\n\n"
+        cursor = after
+        if after is not None:
+            # Subscribed first, so nothing falls between the replay and the live stream;
+            # what arrives twice is skipped by id.
+            while True:
+                rows = await asyncio.to_thread(_replay, gateway, cursor or 0, call_id)
+                for entry in rows:
+                    yield frame(entry)
+                    cursor = entry.id
+                if len(rows) < REPLAY_PAGE:
+                    break
+        while True:
+            try:
+                async with asyncio.timeout(gateway.heartbeat_s):
+                    entry = await listener.get()
+            except TimeoutError:
+                yield ": heartbeat\n\n"
+                continue
+            if entry is None:
+                return  # lagging or shutting down: the client resumes from its last id
+            if cursor is not None and entry.id <= cursor:
+                continue
+            cursor = entry.id
+            yield frame(entry)
+    finally:
+        journal.hub.leave(listener)
+
+
+def _replay(gateway: Gateway, after: int, call_id: str | None) -> list[Entry]:
+    with DbSession(gateway.db) as db:
+        rows = call_events(db, after=after, call_id=call_id, limit=REPLAY_PAGE)
+        return [Entry.of(row) for row in rows]
+
+
+def _response(request: Request, after: int | None, call_id: str | None) -> StreamingResponse:
+    return StreamingResponse(
+        _stream(request, _start(request, after), call_id),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
+
+
+AFTER = Query(default=None, ge=0, description="Replay events after this id, then go live.")
+
+
+@router.get("/api/events", response_class=StreamingResponse)
+async def all_events(request: Request, _: Operator, after: int | None = AFTER):
+    """Every call's events, live."""
+    return _response(request, after, None)
+
+
+@router.get("/api/calls/{call_id}/events", response_class=StreamingResponse)
+async def one_call_events(request: Request, call_id: str, _: Operator, after: int | None = AFTER):
+    """One call's events, live."""
+    if not valid_call_id(call_id):
+        raise HTTPException(404, "no such call")
+    return _response(request, after, call_id)
