@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
@@ -147,8 +147,15 @@ def _paired(message: MessageRow) -> bool:
     return bool(message.tool_call_id)
 
 
+def _utc(at: datetime) -> datetime:
+    # SQLite hands timestamps back without their zone; they were written in UTC.
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
 def _message(m: MessageRow, outputs: dict[str, MessageRow]) -> dict[str, Any]:
     out = m.model_dump(exclude={"id", "client_id", "tool_calls"})
+    out["created_at"] = _utc(m.created_at)
+    out["t"] = _utc(m.created_at).timestamp()  # one clock for messages and events
     out["tool_calls"] = [
         {**call, "output": outputs[call["id"]].content if call.get("id") in outputs else None}
         for call in m.tool_calls
@@ -157,7 +164,15 @@ def _message(m: MessageRow, outputs: dict[str, MessageRow]) -> dict[str, Any]:
 
 
 def _event(e: EventRow) -> dict[str, Any]:
-    return {"id": e.id, "kind": e.kind, "agent": e.agent, "at": e.at, "data": e.data}
+    at = _utc(e.at)
+    return {
+        "id": e.id,
+        "kind": e.kind,
+        "agent": e.agent,
+        "at": at,
+        "t": at.timestamp(),
+        "data": e.data,
+    }
 
 
 @router.get("/calls/{call_id}/recording", response_class=FileResponse)

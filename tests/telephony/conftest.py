@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import pytest
 
 from callswarm.app import Services, build_services
-from callswarm.serve import sip_endpoint
+from callswarm.serve import live_calls, sip_endpoint
 from callswarm.settings import Settings
 from telephony import SipConfig, SipEndpoint
+from web.live import LiveCalls
 
 from .sipp import Capture, free_udp_port
 
@@ -20,6 +21,7 @@ class Phone:
     services: Services
     endpoint: SipEndpoint
     config: SipConfig
+    calls: LiveCalls
 
     @property
     def target(self) -> str:
@@ -31,9 +33,10 @@ async def start_phone(tmp_path, stt, tts, settings: Settings | None = None, **co
     services = build_services(settings)
     await services.warm_up()
     sip = SipConfig(port=free_udp_port(), rtp_ports=(31000, 31999), **config)
-    endpoint = sip_endpoint(services, (stt, tts), sip)
+    calls = live_calls(services)
+    endpoint = sip_endpoint(services, (stt, tts), sip, calls)
     await endpoint.start()
-    return Phone(services, endpoint, sip)
+    return Phone(services, endpoint, sip, calls)
 
 
 @pytest.fixture

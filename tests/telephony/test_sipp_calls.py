@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import re
+import wave
 
+import numpy as np
 from rapidfuzz import fuzz
 from sqlmodel import Session, select
 
+from models.calls import CallRow
 from models.shop import Customer, Order, OrderLine, OrderStatus, Product
 from models.tables import MessageRow
 from tests.voice.speech import piper, silence
@@ -101,6 +104,17 @@ async def test_an_order_by_phone_over_pcma_without_registration(
     assert times_said(words, "paracetamol") >= 1, words
     assert "5.98" in words or "5 dollars 98" in words, words
     assert "putting you through" in words
+    # The operators see the call: channel, outcome, and both sides of its recording.
+    with Session(phone.services.db) as s:
+        [row] = s.exec(select(CallRow)).all()
+    assert (row.channel, row.caller, row.ended_by) == ("sip", "+15550100", "caller")
+    assert row.outcome == "order_placed" and row.transfer_requested
+    assert row.agents == ",sales,triage,"
+    with wave.open(str(phone.calls.options.recordings / row.recording)) as w:
+        assert w.getnchannels() == 2
+        both = np.frombuffer(w.readframes(w.getnframes()), "<i2").reshape(-1, 2)
+    loud = np.abs(both.astype(np.int32)) > 1000
+    assert loud[:, 0].sum() > 16000 and loud[:, 1].sum() > 16000  # seconds of each side
 
 
 async def test_registered_to_a_pbx_over_pcmu_with_a_repeat_on_the_keypad(

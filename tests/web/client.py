@@ -51,10 +51,16 @@ class Caller:
     def of(self, kind: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e["type"] == kind]
 
-    async def speak(self, pcm16: bytes, rate: int = 16000) -> None:
-        """Stream speech in 20 ms messages, then let go of the button."""
+    async def speak(self, pcm16: bytes, rate: int = 16000, *, realtime: bool = False) -> None:
+        """Stream speech in 20 ms messages, then let go of the button. `realtime` paces
+        them as a microphone would (they go out as fast as possible otherwise)."""
         step = rate // 50 * 2
-        for i in range(0, len(pcm16), step):
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for n, i in enumerate(range(0, len(pcm16), step)):
+            if realtime:
+                # Pacing a simulated microphone, not waiting for the server.
+                await asyncio.sleep(max(0.0, start + n * 0.02 - loop.time()))
             await self.ws.send(pcm16[i : i + step].ljust(step, b"\0"))
         await self.send({"type": "release"})
 

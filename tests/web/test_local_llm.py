@@ -10,6 +10,7 @@ from tests.voice.speech import piper, silence
 
 from .client import Caller, caller
 from .conftest import start, stop
+from .console import call_ended, operator
 
 
 async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_model, stt, tts):
@@ -21,6 +22,7 @@ async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_mo
     await services.warm_up()
     running, server, task = await start(services, stt, tts)
     try:
+        listener = running.gateway.journal.hub.listen()
         async with caller(running.ws, "web-local") as ws:
             c = Caller(ws)
             await c.greeted()
@@ -30,10 +32,22 @@ async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_mo
             assert "ibuprofen" in done["text"].lower()
             assert c.of("agent")[-1]["agent"] == "sales"
             assert len(c.audio) > 16000  # spoken back
+        await call_ended(running, "web-local", listener)
         # The same caller types on the seed's text socket: same session, same agent.
         async with connect(f"{running.ws}/api/v1/session/web-local") as ws:
             await ws.send("What are your opening hours?")
             reply = await ws.recv()
             assert "monday" in reply.lower() or "open" in reply.lower()
+        # The operators see the voice call as the model ran it: tools, hand-off, latency.
+        async with operator(running) as api:
+            calls = (await api.get("/api/calls", params={"caller": "web-local"})).json()
+            voice_call = calls["items"][-1]  # newest first: the voice call came first
+            body = (await api.get(f"/api/calls/{voice_call['id']}/transcript")).json()
+            tools = [c["name"] for m in body["messages"] for c in m["tool_calls"]]
+            assert "navigate_to_sales" in tools, tools
+            assert all(c["output"] for m in body["messages"] for c in m["tool_calls"])
+            kinds = {e["kind"] for e in body["events"]}
+            assert {"agent_changed", "turn"} <= kinds
+            assert "sales" in voice_call["agents"]
     finally:
         await stop(running, server, task)

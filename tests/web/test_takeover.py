@@ -1,0 +1,134 @@
+"""Operator takeover of live calls, and each call's two-track recording."""
+
+from __future__ import annotations
+
+import asyncio
+import wave
+
+import numpy as np
+
+from tests.voice.speech import espeak, piper, silence
+from voice.stt import WhisperSTT
+
+from .client import Caller, caller
+from .console import Sse, call_ended, operator
+
+OPERATOR_WORDS = "This is Sam from the pharmacy. Your prescription is ready for collection."
+
+
+async def live_call(api, client_id: str) -> dict:
+    response = await api.get("/api/calls", params={"caller": client_id, "live": True})
+    [call] = response.json()["items"]
+    return call
+
+
+async def test_an_operator_takes_over_a_voice_call_speaks_and_hands_back(
+    gateway, tts, stt: WhisperSTT
+) -> None:
+    async with operator(gateway, "sam") as api, caller(gateway.ws, "web-held") as ws:
+        c = Caller(ws)
+        await c.greeted()
+        call = await live_call(api, "web-held")
+        async with api.stream("GET", f"/api/calls/{call['id']}/events") as stream:
+            events = Sse(stream)
+            taken = await api.post(f"/api/calls/{call['id']}/takeover")
+            assert taken.status_code == 200 and taken.json()["operator"] == "sam"
+            await events.until("takeover", operator="sam")
+
+            # Held: the caller's words reach the operator, and no agent answers them.
+            await c.speak(piper(tts, "Is my prescription ready?") + silence(0.2))
+            assert "prescription" in (await c.until("transcript"))["text"].lower()
+            assert (await c.until("reply_done"))["text"] == ""
+            said = await events.until("user_message")
+            assert "prescription" in said[-1]["data"]["content"].lower()
+            assert not [e for e in said if e["kind"] == "assistant_message"]
+
+            c.audio.clear()
+            spoken = await api.post(f"/api/calls/{call['id']}/say", json={"text": OPERATOR_WORDS})
+            assert spoken.status_code == 200
+            done = await c.until("reply_done")
+            assert done["text"] == OPERATOR_WORDS
+            heard = stt.transcribe_sync(bytes(c.audio)).text.lower()
+            assert "prescription" in heard and "collection" in heard
+            operator_said = await events.until("operator_said")
+            assert operator_said[-1]["data"] == {"operator": "sam", "text": OPERATOR_WORDS}
+
+            back = await api.post(f"/api/calls/{call['id']}/handback")
+            assert back.status_code == 200 and back.json()["operator"] is None
+            await c.speak(piper(tts, "Do you have any ibuprofen?") + silence(0.2))
+            assert "Ibuprofen" in (await c.until("reply_done"))["text"]
+
+        twice = await api.post(f"/api/calls/{call['id']}/say", json={"text": "hello"})
+        assert twice.status_code == 409  # handed back: speak only while holding
+        transcript = (await api.get(f"/api/calls/{call['id']}/transcript")).json()
+        by_operator = [m for m in transcript["messages"] if m["agent"] == "operator"]
+        assert [m["content"] for m in by_operator] == [OPERATOR_WORDS]
+        audit = (await api.get("/api/audit", params={"operator": "sam"})).json()
+        assert [a["action"] for a in audit][:4] == ["handback", "say", "takeover", "login"]
+        assert audit[1]["detail"] == OPERATOR_WORDS and audit[1]["target"] == call["id"]
+
+
+async def test_takeover_of_a_text_call_and_of_calls_that_are_not_live(gateway) -> None:
+    from websockets.asyncio.client import connect
+
+    async with (
+        operator(gateway) as api,
+        connect(f"{gateway.ws}/api/v1/session/web-typed") as ws,
+    ):
+        call = await live_call(api, "web-typed")
+        assert (
+            await api.post(f"/api/calls/{call['id']}/say", json={"text": "hi"})
+        ).status_code == 409
+        assert (await api.post(f"/api/calls/{call['id']}/takeover")).status_code == 200
+        held = await api.post(
+            f"/api/calls/{call['id']}/threads/user/messages", json={"text": "hello"}
+        )
+        assert held.status_code == 409
+        await ws.send("can a person help me?")
+        await api.post(f"/api/calls/{call['id']}/say", json={"text": "Hello, Sam here."})
+        # The operator's words are the first thing the caller receives: no agent replied.
+        assert await asyncio.wait_for(ws.recv(), 30) == "Hello, Sam here."
+    async with operator(gateway) as api:
+        ended = (await api.get(f"/api/calls/{call['id']}")).json()
+        assert not ended["live"] and ended["outcome"] == "transferred"
+        assert ended["operator"] == "alice"
+        for action in ("takeover", "handback"):
+            gone = await api.post(f"/api/calls/{call['id']}/{action}")
+            assert gone.status_code == 409
+
+
+async def test_each_call_is_recorded_with_the_caller_and_the_assistant_apart(gateway, tts) -> None:
+    words = espeak("Do you have any ibuprofen?", voice="en-gb")
+    listener = gateway.gateway.journal.hub.listen()
+    async with caller(gateway.ws, "web-rec") as ws:
+        c = Caller(ws)
+        await c.greeted()
+        await c.speak(silence(0.5) + words + silence(0.2), realtime=True)
+        await c.until("reply_done")
+    await call_ended(gateway, "web-rec", listener)  # the server closes it after the socket
+    async with operator(gateway) as api:
+        [call] = (await api.get("/api/calls", params={"caller": "web-rec"})).json()["items"]
+        response = await api.get(call["recording"])
+        assert response.status_code == 200
+        assert response.headers["content-type"] == "audio/wav"
+    path = gateway.services.settings.data_dir / "recording.wav"
+    path.write_bytes(response.content)
+    with wave.open(str(path)) as w:
+        assert (w.getnchannels(), w.getframerate()) == (2, 16000)
+        both = np.frombuffer(w.readframes(w.getnframes()), "<i2").reshape(-1, 2)
+    rate = 16000
+
+    def loud(track: np.ndarray) -> np.ndarray:
+        """Which 100 ms windows of a track hold sound."""
+        windows = track[: len(track) // 1600 * 1600].astype(float).reshape(-1, 1600)
+        return np.sqrt((windows**2).mean(axis=1)) > 200
+
+    caller_loud, assistant_loud = loud(both[:, 0]), loud(both[:, 1])
+    # The caller's track holds about the length of their words; the assistant's holds the
+    # greeting and the reply; and they take turns rather than overlap.
+    assert abs(caller_loud.sum() / 10 - len(words) / 2 / rate) < 1.0
+    assert assistant_loud.sum() / 10 > 3
+    assert (caller_loud & assistant_loud).sum() <= 3
+    first_caller = int(np.argmax(caller_loud))
+    assert assistant_loud[:first_caller].sum() > 10  # the greeting came first
+    assert assistant_loud[first_caller:].sum() > 5  # then the reply
