@@ -142,12 +142,21 @@ def test_serve_prints_its_url_answers_and_stops_cleanly_on_ctrl_c(tmp_path) -> N
     )
     try:
         line = proc.stdout.readline()  # printed once the socket listens
-        url = re.search(r"http://[\d.]+:\d+/", line)
-        assert url, line
-        assert httpx.get(url.group(0) + "api/ping").json() == {"ok": True}
-        assert httpx.get(url.group(0) + "api/info").json()["voice"] is False
-        proc.send_signal(signal.SIGINT)
-        _out, err = proc.communicate(timeout=60)
+        console = re.search(r"(http://[\d.]+:\d+/)console, token for this run: (\S+)", line)
+        assert console, line
+        url, token = console.groups()
+        assert f"serving on {url}" in proc.stdout.readline()
+        assert httpx.get(url + "api/ping").json() == {"ok": True}
+        assert httpx.get(url + "api/info").json()["voice"] is False
+        assert httpx.get(url + "api/calls").status_code == 401
+        bearer = {"Authorization": f"Bearer {token}"}
+        with httpx.stream("GET", url + "api/events", headers=bearer, timeout=30) as events:
+            lines = events.iter_lines()
+            assert next(lines).startswith("retry:")
+            # An operator's open stream must not hold up the shutdown.
+            proc.send_signal(signal.SIGINT)
+            _out, err = proc.communicate(timeout=60)
+            assert [line for line in lines if line.startswith("data:")] == []
     finally:
         proc.kill()
     assert proc.returncode == 0, err

@@ -42,6 +42,15 @@ class _Track:
         start = at - frame.duration
         if start - self.cursor > _SLACK_S:
             self.pcm += bytes(int((start - self.cursor) * RATE) * 2)
+        self._append(pcm)
+
+    def finish(self) -> None:
+        """Take what the resamplers still hold (their filter delay, tens of ms)."""
+        for resampler in self._resamplers.values():
+            self._append(resampler.process(b"", last=True))
+        self._resamplers.clear()
+
+    def _append(self, pcm: bytes) -> None:
         room = self.max_bytes - len(self.pcm)
         if room > 0:
             self.pcm += pcm[:room]
@@ -77,6 +86,9 @@ class Recording:
         return max(self.caller.cursor, self.assistant.cursor)
 
     def stereo(self) -> bytes:
+        """Both tracks, interleaved; the call is over (resamplers are flushed)."""
+        self.caller.finish()
+        self.assistant.finish()
         length = max(len(self.caller.pcm), len(self.assistant.pcm)) // 2
         both = np.zeros((length, 2), dtype="<i2")
         for channel, track in enumerate((self.caller, self.assistant)):

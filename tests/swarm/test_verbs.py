@@ -130,6 +130,21 @@ async def test_emit_and_commits_from_outside_a_turn(engine: Engine) -> None:
     assert "nobody called me" not in [m.content for m in await swarm.get_agent_history("c1")]
 
 
+async def test_a_person_speaking_for_the_agents_is_named_and_seen_by_all(engine: Engine) -> None:
+    s = swarm.session("c1", "root")
+    assert await s.emit("Sam here, how can I help?", author="operator") == (
+        "Sam here, how can I help?"
+    )
+    [said] = await swarm.get_raw_history("c1")
+    assert (said.role, said.agent) == (Role.ASSISTANT, "operator")
+    for agent in ("triage", "sales"):
+        view = await swarm.get_agent_history("c1", agent)
+        assert [m.content for m in view] == ["Sam here, how can I help?"]
+    # The agents answer as before, and their replies carry their own names.
+    await swarm.complete("c1", "hello")
+    assert (await swarm.get_raw_history("c1"))[-1].agent == "triage"
+
+
 async def test_commit_flush_hides_history(engine: Engine) -> None:
     swarm.session("c1", "root")
     await swarm.complete("c1", "one")

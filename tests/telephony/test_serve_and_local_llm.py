@@ -7,9 +7,12 @@ import re
 import signal
 import sys
 
+import httpx
+
 from callswarm.app import open_database
 from callswarm.settings import Settings
 from tests.test_cli import base_env
+from tests.web.console import Sse
 
 from .conftest import start_phone
 from .sipp import free_udp_port, scenario, sipp
@@ -55,14 +58,27 @@ async def test_serve_sip_answers_calls_beside_the_web_and_stops_on_ctrl_c(
         assert process.stdout is not None and process.stderr is not None
         announced = (await asyncio.wait_for(process.stdout.readline(), 120)).decode()
         assert f"answering SIP on 127.0.0.1:{sip_port}" in announced, announced
-        url = (await process.stdout.readline()).decode()
-        assert re.search(r"serving on http://127\.0\.0\.1:\d+/", url), url
+        console = (await process.stdout.readline()).decode()
+        url, token = re.search(
+            r"(http://[\d.:]+/)console, token for this run: (\S+)", console
+        ).groups()
+        assert f"serving on {url}" in (await process.stdout.readline()).decode()
         actions = caller_turns(tts, tmp_path, "PCMA", ["Do you have any ibuprofen?"])
         call = scenario(tmp_path, capture.port, "+15550170", actions, codecs="8 0")
-        run = await sipp(call, f"127.0.0.1:{sip_port}")
-        assert run.returncode == 0, run.output
-        process.send_signal(signal.SIGINT)
-        _out, errors = await asyncio.wait_for(process.communicate(), 60)
+        bearer = {"Authorization": f"Bearer {token}"}
+        async with (
+            httpx.AsyncClient(base_url=url, headers=bearer, timeout=60) as api,
+            api.stream("GET", "/api/events") as events,
+        ):
+            run = await sipp(call, f"127.0.0.1:{sip_port}")
+            assert run.returncode == 0, run.output
+            # The phone call reached the console's stream, from start to end.
+            seen = await Sse(events).until("call_ended")
+            assert seen[0]["kind"] == "call_started" and seen[0]["data"]["channel"] == "sip"
+            assert seen[0]["client_id"] == "+15550170"
+            assert "turn" in {e["kind"] for e in seen}
+            process.send_signal(signal.SIGINT)
+            _out, errors = await asyncio.wait_for(process.communicate(), 60)
     finally:
         if process.returncode is None:
             process.kill()
