@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from sqlalchemy.engine import Engine as Database
@@ -41,7 +43,7 @@ class CallEvent(SwarmEvent):
     data: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Entry:
     """A saved event as listeners and the REST API see it."""
 
@@ -61,6 +63,11 @@ class Entry:
 
     def to_json(self) -> dict[str, Any]:
         return {**dataclasses.asdict(self), "at": self.at.isoformat()}
+
+    @cached_property
+    def sse(self) -> str:
+        """The event as SSE sends it: encoded once, however many listeners there are."""
+        return f"id: {self.id}\ndata: {json.dumps(self.to_json())}\n\n"
 
 
 class Listener:
@@ -92,6 +99,14 @@ class Listener:
     async def get(self) -> Entry | None:
         """The next entry; None once the listener is ended (lagging or shutdown)."""
         return await self._queue.get()
+
+    async def batch(self) -> list[Entry | None]:
+        """The next entry and every one already waiting behind it (the journal hands
+        them out a database batch at a time): one write to the client for them all."""
+        out = [await self._queue.get()]
+        while out[-1] is not None and not self._queue.empty():
+            out.append(self._queue.get_nowait())
+        return out
 
 
 class Hub:

@@ -10,7 +10,6 @@ tells the server when the client has gone.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -26,10 +25,6 @@ from web.journal import Entry, Journal
 router = APIRouter(tags=["events"])
 
 REPLAY_PAGE = 500
-
-
-def frame(entry: Entry) -> str:
-    return f"id: {entry.id}\ndata: {json.dumps(entry.to_json())}\n\n"
 
 
 def _start(request: Request, after: int | None) -> int | None:
@@ -54,23 +49,28 @@ async def _stream(request: Request, after: int | None, call_id: str | None) -> A
             while True:
                 rows = await asyncio.to_thread(_replay, gateway, cursor or 0, call_id)
                 for entry in rows:
-                    yield frame(entry)
+                    yield entry.sse
                     cursor = entry.id
                 if len(rows) < REPLAY_PAGE:
                     break
         while True:
             try:
                 async with asyncio.timeout(gateway.heartbeat_s):
-                    entry = await listener.get()
+                    entries = await listener.batch()
             except TimeoutError:
                 yield ": heartbeat\n\n"
                 continue
-            if entry is None:
-                return  # lagging or shutting down: the client resumes from its last id
-            if cursor is not None and entry.id <= cursor:
-                continue
-            cursor = entry.id
-            yield frame(entry)
+            out = []
+            for entry in entries:
+                if entry is None:
+                    break  # lagging or shutting down: the client resumes from its last id
+                if cursor is None or entry.id > cursor:
+                    cursor = entry.id
+                    out.append(entry.sse)
+            if out:
+                yield "".join(out)
+            if entries[-1] is None:
+                return
     finally:
         journal.hub.leave(listener)
 

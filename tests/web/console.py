@@ -25,13 +25,18 @@ async def operator(running: Running, name: str = "alice") -> AsyncIterator[httpx
         yield client
 
 
-async def call_ended(running: Running, client_id: str, listener) -> dict[str, Any]:
-    """Wait for the journal to report the end of `client_id`'s call (the timeout is a net)."""
+async def journaled(listener, kind: str, client_id: str) -> dict[str, Any]:
+    """Wait for the journal to report `kind` for `client_id` (the timeout is a net)."""
     while True:
         entry = await asyncio.wait_for(listener.get(), 60)
         assert entry is not None, "the journal stopped"
-        if entry.kind == "call_ended" and entry.client_id == client_id:
+        if entry.kind == kind and entry.client_id == client_id:
             return entry.to_json()
+
+
+async def call_ended(running: Running, client_id: str, listener) -> dict[str, Any]:
+    """The end of `client_id`'s call, once it is saved."""
+    return await journaled(listener, "call_ended", client_id)
 
 
 async def text_call(running: Running, client_id: str, *lines: str) -> list[str]:

@@ -11,7 +11,7 @@ from tests.voice.speech import espeak, piper, silence
 from voice.stt import WhisperSTT
 
 from .client import Caller, caller
-from .console import Sse, call_ended, operator
+from .console import Sse, call_ended, journaled, operator
 
 OPERATOR_WORDS = "This is Sam from the pharmacy. Your prescription is ready for collection."
 
@@ -71,10 +71,12 @@ async def test_an_operator_takes_over_a_voice_call_speaks_and_hands_back(
 async def test_takeover_of_a_text_call_and_of_calls_that_are_not_live(gateway) -> None:
     from websockets.asyncio.client import connect
 
+    listener = gateway.gateway.journal.hub.listen()
     async with (
         operator(gateway) as api,
         connect(f"{gateway.ws}/api/v1/session/web-typed") as ws,
     ):
+        await journaled(listener, "call_started", "web-typed")
         call = await live_call(api, "web-typed")
         assert (
             await api.post(f"/api/calls/{call['id']}/say", json={"text": "hi"})
@@ -88,6 +90,7 @@ async def test_takeover_of_a_text_call_and_of_calls_that_are_not_live(gateway) -
         await api.post(f"/api/calls/{call['id']}/say", json={"text": "Hello, Sam here."})
         # The operator's words are the first thing the caller receives: no agent replied.
         assert await asyncio.wait_for(ws.recv(), 30) == "Hello, Sam here."
+    await journaled(listener, "call_ended", "web-typed")
     async with operator(gateway) as api:
         ended = (await api.get(f"/api/calls/{call['id']}")).json()
         assert not ended["live"] and ended["outcome"] == "transferred"
