@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import JSON, DateTime, Text, func, or_
 from sqlmodel import Field, Session, SQLModel, col, select
 
+from models.queries import contains
 from models.shop import Customer, Order, OrderStatus
 from models.tables import MessageRow, TurnRow, timestamp
 
@@ -96,17 +97,11 @@ def list_calls(
     """One page of calls, newest first, and how many match in all."""
     clauses: list[Any] = []
     if where.caller:
-        pattern = f"%{_escape_like(where.caller)}%"
-        clauses.append(
-            or_(
-                col(CallRow.caller).like(pattern, escape="\\"),
-                col(CallRow.client_id).like(pattern, escape="\\"),
-            )
-        )
+        clauses.append(contains(where.caller, CallRow.caller, CallRow.client_id))
     if where.channel is not None:
         clauses.append(col(CallRow.channel) == where.channel.value)
     if where.agent:
-        clauses.append(col(CallRow.agents).like(f"%,{_escape_like(where.agent)},%", escape="\\"))
+        clauses.append(contains(f",{where.agent},", CallRow.agents))
     if where.outcome is not None:
         clauses.append(col(CallRow.outcome) == where.outcome.value)
     if where.live is not None:
@@ -126,10 +121,6 @@ def list_calls(
         .limit(limit)
     ).all()
     return list(rows), total
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def call_messages(db: Session, call: CallRow) -> list[MessageRow]:
@@ -199,7 +190,6 @@ class SearchHit:
 
 def search_transcripts(db: Session, text: str, *, limit: int, offset: int) -> list[SearchHit]:
     """Spoken and written words of every call that contain `text`, newest first."""
-    pattern = f"%{_escape_like(text.lower())}%"
     rows = db.exec(
         select(MessageRow, CallRow)
         .where(
@@ -207,7 +197,7 @@ def search_transcripts(db: Session, text: str, *, limit: int, offset: int) -> li
             col(MessageRow.seq) > CallRow.first_seq,
             or_(col(CallRow.last_seq).is_(None), col(MessageRow.seq) <= CallRow.last_seq),
             col(MessageRow.role).in_(("user", "assistant")),
-            func.lower(MessageRow.content).like(pattern, escape="\\"),
+            contains(text, MessageRow.content),
         )
         .order_by(col(MessageRow.id).desc())
         .offset(offset)

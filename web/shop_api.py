@@ -9,20 +9,16 @@ from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query
-from sqlalchemy import func, or_
+from sqlalchemy import func
 from sqlmodel import col, select
 
 from models.orders import view_order
+from models.queries import contains
 from models.shop import Customer, Order, OrderStatus, Product
 from web.auth import require_operator
 from web.console_api import Db, Limit, Offset
 
 router = APIRouter(prefix="/api", tags=["shop"], dependencies=[Depends(require_operator)])
-
-
-def _like(text: str) -> str:
-    escaped = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
 
 
 def _page(db: Db, query: Any, limit: int, offset: int) -> dict[str, Any]:
@@ -46,13 +42,7 @@ def products(
 ) -> dict[str, Any]:
     query = select(Product)
     if q:
-        pattern = _like(q)
-        query = query.where(
-            or_(
-                func.lower(Product.name).like(pattern, escape="\\"),
-                func.lower(Product.active_ingredient).like(pattern, escape="\\"),
-            )
-        )
+        query = query.where(contains(q, Product.name, Product.active_ingredient))
     if prescription_only is not None:
         query = query.where(Product.prescription_only == prescription_only)
     if in_stock is not None:
@@ -127,14 +117,7 @@ def customers(
 ) -> dict[str, Any]:
     query = select(Customer)
     if q:
-        pattern = _like(q)
-        query = query.where(
-            or_(
-                func.lower(Customer.client_id).like(pattern, escape="\\"),
-                func.lower(func.coalesce(Customer.phone, "")).like(pattern, escape="\\"),
-                func.lower(func.coalesce(Customer.name, "")).like(pattern, escape="\\"),
-            )
-        )
+        query = query.where(contains(q, Customer.client_id, Customer.phone, Customer.name))
     return _page(db, query.order_by(col(Customer.id).desc()), limit, offset)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.async_api import Page, async_playwright
+from playwright.async_api import Browser, Page, Playwright, async_playwright
 from sqlmodel import Session, select
 
 from models.shop import Order, OrderLine, OrderStatus, Product
@@ -26,6 +26,14 @@ FLAGS = [
     "--use-fake-ui-for-media-stream",
     "--use-fake-device-for-media-stream",
 ]
+
+
+async def with_microphone(p: Playwright, wav: Path) -> Browser:
+    """Chromium whose microphone plays `wav` once."""
+    return await p.chromium.launch(
+        executable_path=CHROMIUM,
+        args=[*FLAGS, f"--use-file-for-fake-audio-capture={wav}%noloop"],
+    )
 
 
 async def hold_and_say(page: Page, seconds: float) -> None:
@@ -71,11 +79,8 @@ async def test_an_order_placed_by_voice_through_the_page(gateway, tts, tmp_path)
     ]
     async with async_playwright() as p:
 
-        async def launch(wav: Path):
-            return await p.chromium.launch(
-                executable_path=CHROMIUM,
-                args=[*FLAGS, f"--use-file-for-fake-audio-capture={wav}%noloop"],
-            )
+        async def launch(wav: Path) -> Browser:
+            return await with_microphone(p, wav)
 
         states = []
         for n, line in enumerate(lines):
@@ -109,10 +114,7 @@ async def test_touch_hold_and_a_blocked_microphone(gateway, tts, tmp_path) -> No
     wav = tmp_path / "touch.wav"
     write_wav(wav, pcm, 16000)
     async with async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[*FLAGS, f"--use-file-for-fake-audio-capture={wav}%noloop"],
-        )
+        browser = await with_microphone(p, wav)
         try:
             phone = await browser.new_context(
                 viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True

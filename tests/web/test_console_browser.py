@@ -14,7 +14,7 @@ from playwright.async_api import async_playwright
 from tests.voice.speech import piper, silence
 from voice.wavio import write_wav
 
-from .test_browser import CHROMIUM, FLAGS, hold_and_say
+from .test_browser import hold_and_say, with_microphone
 
 WORDS = "Hello, this is Sam, the pharmacist. I will put some aside for you."
 
@@ -26,10 +26,7 @@ async def test_a_web_call_live_in_the_console_with_an_operator_takeover(
     wav = tmp_path / "caller.wav"
     write_wav(wav, pcm, 16000)
     async with async_playwright() as p:
-        browser = await p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[*FLAGS, f"--use-file-for-fake-audio-capture={wav}%noloop"],
-        )
+        browser = await with_microphone(p, wav)
         try:
             desk = await browser.new_context(viewport={"width": 1280, "height": 860})
             console = await desk.new_page()
