@@ -14,10 +14,9 @@ from agents.tools.navigation import TRANSFER_TOOL
 from callswarm import __version__
 from callswarm.app import Services, build_services
 from callswarm.settings import Settings
-from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks
+from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks, turn_sink
 from models.search import catalogue_vocabulary
 from telephony import SipConfig, SipEndpoint
-from voice.events import TurnMetricsEvent
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
 from web import Gateway, create_app
@@ -72,10 +71,6 @@ def make_gateway(
     def responder(client_id: str) -> SwarmResponder:
         return SwarmResponder(engine.session(client_id, swarm))
 
-    async def record_turn(client_id: str, event: TurnMetricsEvent) -> None:
-        calls.turn(client_id, event)
-        await recorder.record(event)
-
     return Gateway(
         engine=engine,
         swarm=swarm,
@@ -84,7 +79,7 @@ def make_gateway(
         stt=stt,
         tts=tts,
         responder=responder,
-        record_turn=record_turn,
+        record_turn=turn_sink(recorder, calls),
         calls=calls,
         journal=journal,
         auth=operator_auth(settings),

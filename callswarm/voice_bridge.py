@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
@@ -74,6 +74,19 @@ class TurnRecorder:
         log.error("turn_metrics_unsaved client_id=%s error=%r", self.client_id or "*", error)
 
 
+def turn_sink(
+    recorder: TurnRecorder, calls: LiveCalls
+) -> Callable[[str, TurnMetricsEvent], Awaitable[None]]:
+    """Where a voice turn's metrics go: the caller's live call (the console shows them
+    as they happen) and the turns table."""
+
+    async def record(client_id: str, event: TurnMetricsEvent) -> None:
+        calls.turn(client_id, event)
+        await recorder.record(event)
+
+    return record
+
+
 def phone_hooks(
     engine: Engine, swarm: str, greeting: str, recorder: TurnRecorder, calls: LiveCalls
 ) -> CallHooks:
@@ -92,10 +105,6 @@ def phone_hooks(
         calls.transfer_requested(client_id)
         return TRANSFER_WORDS
 
-    async def record_turn(client_id: str, event: TurnMetricsEvent) -> None:
-        calls.turn(client_id, event)
-        await recorder.record(event)
-
     async def started(client_id: str, voice: VoiceSession):
         call = await calls.open(client_id, Channel.SIP, voice=voice)
 
@@ -110,6 +119,6 @@ def phone_hooks(
         ),
         greet=greet,
         operator=operator,
-        record_turn=record_turn,
+        record_turn=turn_sink(recorder, calls),
         started=started,
     )

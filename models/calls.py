@@ -154,14 +154,26 @@ def call_orders(db: Session, call: CallRow) -> list[Order]:
     return list(db.exec(query.order_by(col(Order.id))).all())
 
 
-def outcome_of(call: CallRow, orders: list[Order], *, abandoned: bool) -> Outcome:
+def settle(
+    call: CallRow, messages: list[MessageRow], orders: list[Order], transfer_tools: frozenset[str]
+) -> None:
+    """What a finished call's messages and orders say about it: the agents it reached,
+    whether the caller asked for a person, and its outcome."""
+    if any(c.get("name") in transfer_tools for m in messages for c in m.tool_calls):
+        call.transfer_requested = True
+    agents = sorted({m.agent for m in messages if m.role == "assistant" and m.agent})
+    call.agents = "," + "".join(f"{a}," for a in agents)
+    spoken = [m for m in messages if m.role in ("user", "assistant") and m.content]
+    said_nothing = not any(m.role == "user" and m.mode == "user" for m in spoken)
+    unanswered = bool(spoken) and spoken[-1].role == "user"
     if any(o.status is OrderStatus.CONFIRMED for o in orders):
-        return Outcome.ORDER_PLACED
-    if call.transfer_requested or call.operator:
-        return Outcome.TRANSFERRED
-    if abandoned:
-        return Outcome.ABANDONED
-    return Outcome.COMPLETED
+        call.outcome = Outcome.ORDER_PLACED
+    elif call.transfer_requested or call.operator:
+        call.outcome = Outcome.TRANSFERRED
+    elif said_nothing or unanswered:
+        call.outcome = Outcome.ABANDONED
+    else:
+        call.outcome = Outcome.COMPLETED
 
 
 def call_events(

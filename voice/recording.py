@@ -19,7 +19,7 @@ import numpy as np
 from voice.frames import AudioFrame
 from voice.resample import StreamResampler
 
-RATE = 16000
+RATE = 16000  # the voice loop's own rate (its VAD's): caller audio arrives at it
 # Further behind the clock than this, a track jumps forward instead of appending.
 _SLACK_S = 0.25
 

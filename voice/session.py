@@ -245,12 +245,13 @@ class VoiceSession:
         """Feed caller audio of any supported rate; turns start from here."""
         if self._closed:
             return
-        if self.recording is not None:
-            self.recording.heard(frame)
         resampler = self._resamplers.setdefault(
             frame.sample_rate, StreamResampler(frame.sample_rate, VAD_RATE)
         )
         pcm = resampler.process(frame.pcm)
+        if self.recording is not None and pcm:
+            # The recording's rate is the VAD's: it keeps the audio already resampled.
+            self.recording.heard(AudioFrame(pcm, VAD_RATE))
         self._stream_s += len(pcm) / 2 / VAD_RATE
         self._arrivals.append((self._stream_s, self.clock()))
         await self._handle(self._detector.feed(pcm))

@@ -10,6 +10,7 @@ the call is handed back.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import uuid
 from collections import deque
@@ -21,7 +22,7 @@ from pathlib import Path
 from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
 
-from models.calls import CallRow, Channel, call_messages, call_orders, outcome_of
+from models.calls import CallRow, Channel, call_messages, call_orders, settle
 from swarm import Engine, EventBus, Session
 from voice.events import TurnMetricsEvent
 from voice.recording import Recording
@@ -58,6 +59,16 @@ class LiveCall:
     transfer_requested: bool = False
     turns: int = 0
     recording: Recording | None = field(default=None, repr=False)
+
+    def row(self) -> CallRow:
+        return CallRow(
+            id=self.id,
+            client_id=self.client_id,
+            channel=self.channel.value,
+            caller=self.caller,
+            started_at=self.started_at,
+            first_seq=self.first_seq,
+        )
 
     def summary(self) -> dict[str, object]:
         return {
@@ -144,15 +155,7 @@ class LiveCalls:
             call.recording = voice.recording = Recording(max_s=self.options.max_recording_s)
         self._by_id[call.id] = call
         self._by_client[client_id] = call
-        row = CallRow(
-            id=call.id,
-            client_id=client_id,
-            channel=channel.value,
-            caller=call.caller,
-            started_at=call.started_at,
-            first_seq=call.first_seq,
-        )
-        await self._save(row, call.id)
+        await self._save(call.row(), call.id)
         self._publish(call, "call_started", call.summary())
         log.info("call_opened call_id=%s client_id=%s channel=%s", call.id, client_id, channel)
         return call
@@ -161,6 +164,12 @@ class LiveCalls:
         """The caller left: settle the row (outcome, agents, recording) and forget the call."""
         if self._by_id.pop(call.id, None) is None:
             return
+        ended_at = datetime.now(UTC)
+        # Before the call stops being current: the journal may still be saving its last
+        # events, and must find them a call either way.
+        self._ended.append(
+            (call.client_id, call.id, call.started_at.timestamp(), ended_at.timestamp())
+        )
         if self._by_client.get(call.client_id) is call:
             del self._by_client[call.client_id]
         history = await call.session.get_raw_history()
@@ -175,10 +184,6 @@ class LiveCalls:
             except OSError as exc:
                 log.error("recording_unsaved call_id=%s error=%r", call.id, exc)
                 recording = None
-        ended_at = datetime.now(UTC)
-        self._ended.append(
-            (call.client_id, call.id, call.started_at.timestamp(), ended_at.timestamp())
-        )
         try:
             row = await asyncio.to_thread(
                 self._finish, call, last_seq, ended_at, ended_by, recording
@@ -206,30 +211,11 @@ class LiveCalls:
         recording: str | None,
     ) -> CallRow:
         with DbSession(self._db, expire_on_commit=False) as db:
-            row = db.get(CallRow, call.id) or CallRow(
-                id=call.id,
-                client_id=call.client_id,
-                channel=call.channel.value,
-                caller=call.caller,
-                started_at=call.started_at,
-                first_seq=call.first_seq,
-            )
+            row = db.get(CallRow, call.id) or call.row()
             row.last_seq, row.ended_at, row.ended_by = last_seq, ended_at, ended_by
             row.turns, row.recording = call.turns, recording
             row.operator, row.transfer_requested = call.taken_over_by, call.transfer_requested
-            messages = call_messages(db, row)
-            if any(
-                c.get("name") in self.options.transfer_tools for m in messages for c in m.tool_calls
-            ):
-                row.transfer_requested = True
-            spoken = [m for m in messages if m.role in ("user", "assistant") and m.content]
-            said_nothing = not any(m.role == "user" and m.mode == "user" for m in spoken)
-            unanswered = bool(spoken) and spoken[-1].role == "user"
-            agents = sorted({m.agent for m in messages if m.role == "assistant" and m.agent})
-            row.agents = "," + "".join(f"{a}," for a in agents)
-            row.outcome = outcome_of(
-                row, call_orders(db, row), abandoned=said_nothing or unanswered
-            ).value
+            settle(row, call_messages(db, row), call_orders(db, row), self.options.transfer_tools)
             db.add(row)
             db.commit()
             return row
@@ -253,19 +239,8 @@ class LiveCalls:
         if call is None:
             return
         call.turns += 1
-        metrics = event.metrics
         self._publish(
-            call,
-            "turn",
-            {
-                "transcript": event.transcript,
-                "speech_s": metrics.speech_s,
-                "stt_s": metrics.stt_s,
-                "first_token_s": metrics.first_token_s,
-                "first_audio_s": metrics.first_audio_s,
-                "voice_to_voice_s": metrics.voice_to_voice_s,
-                "interrupted": metrics.interrupted,
-            },
+            call, "turn", {"transcript": event.transcript, **dataclasses.asdict(event.metrics)}
         )
 
     def transfer_requested(self, client_id: str) -> None:
