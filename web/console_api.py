@@ -129,7 +129,14 @@ def transcript(request: Request, call_id: str, db: Db) -> dict[str, Any]:
     row = _call(db, call_id)
     messages = call_messages(db, row)
     outputs = {m.tool_call_id: m for m in messages if m.role == "tool" and m.tool_call_id}
-    items = [_message(m, outputs) for m in messages if m.role != "tool" or not _paired(m)]
+    called = {c.get("id") for m in messages for c in m.tool_calls}
+    # An output is shown inside its call; one whose call is outside the call's window
+    # stays a message of its own.
+    items = [
+        _message(m, outputs)
+        for m in messages
+        if not (m.role == "tool" and m.tool_call_id in called)
+    ]
     events = [
         e for e in call_events(db, call_id=row.id, limit=10_000) if e.kind in TRANSCRIPT_EVENTS
     ]
@@ -141,10 +148,6 @@ def transcript(request: Request, call_id: str, db: Db) -> dict[str, Any]:
         "orders": [o.model_dump() for o in call_orders(db, row)],
         "last_event_id": last_event_id(db),
     }
-
-
-def _paired(message: MessageRow) -> bool:
-    return bool(message.tool_call_id)
 
 
 def _utc(at: datetime) -> datetime:
@@ -206,15 +209,15 @@ def threads(call_id: str, db: Db) -> list[dict[str, Any]]:
             "messages": [_brief(m) for m in spoken],
         }
     ]
+    during = [col(ThreadMessageRow.created_at) >= row.started_at]
+    if row.ended_at is not None:
+        during.append(col(ThreadMessageRow.created_at) <= row.ended_at)
     for thread in db.exec(
         select(ThreadRow).where(ThreadRow.client_id == row.client_id).order_by(ThreadRow.created_at)
     ).all():
         messages = db.exec(
             select(ThreadMessageRow)
-            .where(
-                ThreadMessageRow.thread_id == thread.id,
-                col(ThreadMessageRow.created_at) >= row.started_at,
-            )
+            .where(ThreadMessageRow.thread_id == thread.id, *during)
             .order_by(col(ThreadMessageRow.seq))
         ).all()
         if messages:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from models.calls import Channel
-from swarm import AssistantMessage, ToolCall
+from swarm import AssistantMessage, Message, Role, ThreadInfo, ToolCall
 
 from .console import operator, text_call
 
@@ -134,6 +134,24 @@ async def test_threads_and_sending_into_the_users_thread(gateway) -> None:
         assert refused.status_code == 403
         empty = await api.post(f"/api/calls/{call['id']}/threads/user/messages", json={"text": ""})
         assert empty.status_code == 422
+        # An agent → agent thread (the agency's talk_to_agent) shows with its messages.
+        calls, store = gateway.gateway.calls, gateway.services.engine.store
+        consult = await calls.open("web-th2", Channel.WEB)
+        thread = ThreadInfo("web-th2/sales->triage", "sales", "triage")
+        await store.save_thread("web-th2", thread)
+        for seq, (role, agent, text) in enumerate(
+            [(Role.USER, "sales", "Is the caller a regular?"), (Role.ASSISTANT, "triage", "Yes.")],
+            start=1,
+        ):
+            message = Message(role=role, content=text, agent=agent, seq=seq)
+            await store.append_thread_message("web-th2", thread.id, message)
+        await calls.close(consult, ended_by="caller")
+        listed = (await api.get(f"/api/calls/{consult.id}/threads")).json()
+        assert [(t["id"], t["sender"], t["recipient"]) for t in listed] == [
+            ("user", "user", ""),
+            ("sales->triage", "sales", "triage"),
+        ]
+        assert [m["content"] for m in listed[1]["messages"]] == ["Is the caller a regular?", "Yes."]
         audit = (await api.get("/api/audit", params={"action": "thread_message"})).json()
         assert [(a["operator"], a["target"], a["detail"]) for a in audit] == [
             ("bob", call["id"], "where are you?")
