@@ -9,6 +9,7 @@ assistant right, which any browser plays and any editor splits.
 
 from __future__ import annotations
 
+import tempfile
 import time
 import wave
 from collections.abc import Callable
@@ -25,14 +26,18 @@ _SLACK_S = 0.25
 
 
 class _Track:
-    def __init__(self, max_samples: int) -> None:
-        self.pcm = bytearray()
+    """One side of the call, kept in an anonymous temporary file: an hour-long call
+    must not hold its audio in memory, and a crash leaves nothing behind."""
+
+    def __init__(self, max_samples: int, folder: Path | None) -> None:
+        self._file = tempfile.TemporaryFile(dir=folder)
+        self.length = 0  # bytes
         self.max_bytes = max_samples * 2
         self._resamplers: dict[int, StreamResampler] = {}
 
     @property
     def cursor(self) -> float:
-        return len(self.pcm) / 2 / RATE
+        return self.length / 2 / RATE
 
     def add(self, frame: AudioFrame, at: float) -> None:
         resampler = self._resamplers.setdefault(
@@ -41,7 +46,7 @@ class _Track:
         pcm = resampler.process(frame.pcm)
         start = at - frame.duration
         if start - self.cursor > _SLACK_S:
-            self.pcm += bytes(int((start - self.cursor) * RATE) * 2)
+            self._append(bytes(int((start - self.cursor) * RATE) * 2))
         self._append(pcm)
 
     def finish(self) -> None:
@@ -51,23 +56,42 @@ class _Track:
         self._resamplers.clear()
 
     def _append(self, pcm: bytes) -> None:
-        room = self.max_bytes - len(self.pcm)
+        room = self.max_bytes - self.length
         if room > 0:
-            self.pcm += pcm[:room]
+            self._file.write(pcm[:room])
+            self.length += min(room, len(pcm))
 
     def cut(self, at: float) -> None:
         """Drop what was queued but never heard (a barge-in)."""
         keep = int(at * RATE) * 2
-        if keep < len(self.pcm):
-            del self.pcm[keep:]
+        if keep < self.length:
+            self._file.truncate(keep)
+            self._file.seek(keep)
+            self.length = keep
+
+    def read(self, offset: int, size: int) -> bytes:
+        self._file.flush()
+        self._file.seek(offset)
+        data = self._file.read(size)
+        self._file.seek(self.length)
+        return data
+
+    def close(self) -> None:
+        self._file.close()
 
 
 class Recording:
-    def __init__(self, *, max_s: float = 3600, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        *,
+        max_s: float = 3600,
+        folder: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._clock = clock
         self._start = clock()
-        self.caller = _Track(int(max_s * RATE))
-        self.assistant = _Track(int(max_s * RATE))
+        self.caller = _Track(int(max_s * RATE), folder)
+        self.assistant = _Track(int(max_s * RATE), folder)
 
     def _now(self) -> float:
         return self._clock() - self._start
@@ -85,23 +109,32 @@ class Recording:
     def duration(self) -> float:
         return max(self.caller.cursor, self.assistant.cursor)
 
-    def stereo(self) -> bytes:
-        """Both tracks, interleaved; the call is over (resamplers are flushed)."""
-        self.caller.finish()
-        self.assistant.finish()
-        length = max(len(self.caller.pcm), len(self.assistant.pcm)) // 2
-        both = np.zeros((length, 2), dtype="<i2")
-        for channel, track in enumerate((self.caller, self.assistant)):
-            samples = np.frombuffer(bytes(track.pcm), dtype="<i2")
-            both[: len(samples), channel] = samples
-        return both.tobytes()
-
     def save(self, path: Path) -> None:
-        """Write the stereo WAV (blocking: call it off the event loop)."""
+        """Write the stereo WAV, a second at a time (blocking: call it off the event loop,
+        once the call is over)."""
+        tracks = (self.caller, self.assistant)
+        for track in tracks:
+            track.finish()
+        length = max(track.length for track in tracks) // 2
         tmp = path.with_suffix(".part")
         with wave.open(str(tmp), "wb") as w:
             w.setnchannels(2)
             w.setsampwidth(2)
             w.setframerate(RATE)
-            w.writeframes(self.stereo())
+            for start in range(0, length, RATE):
+                both = np.zeros((min(RATE, length - start), 2), dtype="<i2")
+                for channel, track in enumerate(tracks):
+                    samples = np.frombuffer(track.read(start * 2, len(both) * 2), dtype="<i2")
+                    both[: len(samples), channel] = samples
+                w.writeframes(both.tobytes())
         tmp.replace(path)
+
+    def close(self) -> None:
+        self.caller.close()
+        self.assistant.close()
+
+    def __enter__(self) -> Recording:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -95,6 +95,8 @@ class LiveCalls:
         self._engine = engine
         self._swarm = swarm
         self.options = options
+        if options.recordings is not None:
+            options.recordings.mkdir(parents=True, exist_ok=True)
         self._by_id: dict[str, LiveCall] = {}
         self._by_client: dict[str, LiveCall] = {}
         # (client id, call id, start, end) of calls that ended lately: the journal may
@@ -152,7 +154,12 @@ class LiveCalls:
             speak=speak or (voice.say if voice is not None else None),
         )
         if voice is not None and self.options.recordings is not None:
-            call.recording = voice.recording = Recording(max_s=self.options.max_recording_s)
+            try:
+                call.recording = voice.recording = Recording(
+                    max_s=self.options.max_recording_s, folder=self.options.recordings
+                )
+            except OSError as exc:  # a full or unwritable disk loses the recording only
+                log.error("recording_unavailable call_id=%s error=%r", call.id, exc)
         self._by_id[call.id] = call
         self._by_client[client_id] = call
         await self._save(call.row(), call.id)
@@ -180,10 +187,12 @@ class LiveCalls:
             recording = f"{call.id}.wav"
             path = self.options.recordings / recording
             try:
-                await asyncio.to_thread(_save_recording, call.recording, path)
+                await asyncio.to_thread(call.recording.save, path)
             except OSError as exc:
                 log.error("recording_unsaved call_id=%s error=%r", call.id, exc)
                 recording = None
+        if call.recording is not None:
+            call.recording.close()
         try:
             row = await asyncio.to_thread(
                 self._finish, call, last_seq, ended_at, ended_by, recording
@@ -319,11 +328,6 @@ class _Guarded:
 
     async def interrupted(self, spoken: str) -> None:
         await self._agents.interrupted(spoken)
-
-
-def _save_recording(recording: Recording, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    recording.save(path)
 
 
 def _agents(joined: str) -> list[str]:

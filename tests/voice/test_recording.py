@@ -32,13 +32,20 @@ def loud_seconds(track: np.ndarray) -> list[tuple[float, float]]:
     ]
 
 
-def tracks(recording: Recording) -> np.ndarray:
-    return np.frombuffer(recording.stereo(), "<i2").reshape(-1, 2)
+def tracks(recording: Recording, path) -> np.ndarray:
+    recording.save(path)
+    with wave.open(str(path)) as w:
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (2, 2, RATE)
+        return np.frombuffer(w.readframes(w.getnframes()), "<i2").reshape(-1, 2)
 
 
-def test_each_side_is_placed_where_it_happened_and_jitter_leaves_no_gaps() -> None:
+def test_each_side_is_placed_where_it_happened_and_jitter_leaves_no_gaps(tmp_path) -> None:
     clock = Clock()
-    recording = Recording(clock=clock)
+    with Recording(clock=clock, folder=tmp_path) as recording:
+        placed(recording, clock, tmp_path)
+
+
+def placed(recording: Recording, clock: Clock, tmp_path) -> None:
     # The caller talks for a second, in 20 ms packets at 8 kHz that arrive a little late.
     for n in range(50):
         clock.now = 0.02 * (n + 1) + (0.03 if n % 7 == 0 else 0.0)
@@ -48,7 +55,7 @@ def test_each_side_is_placed_where_it_happened_and_jitter_leaves_no_gaps() -> No
     for n in range(75):
         clock.now = 2.0 + 0.02 * n - 0.1 + 0.02
         recording.said(tone(0.02, 16000))
-    both = tracks(recording)
+    both = tracks(recording, tmp_path / "call.wav")
     [(a, b)] = loud_seconds(both[:, 0])
     assert a < 0.03 and abs(b - a - 1.0) < 0.03  # one unbroken second
     [(c, d)] = loud_seconds(both[:, 1])
@@ -57,23 +64,25 @@ def test_each_side_is_placed_where_it_happened_and_jitter_leaves_no_gaps() -> No
 
 def test_a_barge_in_cuts_what_the_caller_never_heard() -> None:
     clock = Clock()
-    recording = Recording(clock=clock)
-    clock.now = 3.0
-    recording.said(tone(3.0, 16000))  # queued well ahead of playback
-    clock.now = 1.0
-    recording.interrupted()  # the caller spoke over it one second in
-    assert abs(recording.assistant.cursor - 1.0) < 0.01
+    with Recording(clock=clock) as recording:
+        clock.now = 3.0
+        recording.said(tone(3.0, 16000))  # queued well ahead of playback
+        clock.now = 1.0
+        recording.interrupted()  # the caller spoke over it one second in
+        assert abs(recording.assistant.cursor - 1.0) < 0.01
+        recording.said(tone(0.5, 16000))  # what is said next follows the cut
+        assert abs(recording.assistant.cursor - 1.5) < 0.01
 
 
-def test_tracks_stop_at_their_limit_and_save_as_stereo(tmp_path) -> None:
+def test_tracks_stop_at_their_limit_and_live_on_disk_not_in_memory(tmp_path) -> None:
     clock = Clock()
-    recording = Recording(max_s=1.0, clock=clock)
+    recording = Recording(max_s=1.0, clock=clock, folder=tmp_path)
     clock.now = 2.0
     recording.heard(tone(2.0, 16000))
     assert recording.caller.cursor == 1.0
-    path = tmp_path / "call.wav"
-    recording.save(path)
-    with wave.open(str(path)) as w:
-        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (2, 2, RATE)
-        assert w.getnframes() == RATE
-    assert not list(tmp_path.glob("*.part"))
+    # The tracks are unnamed temporary files: nothing to clean up after a crash.
+    assert list(tmp_path.iterdir()) == []
+    both = tracks(recording, tmp_path / "call.wav")
+    assert len(both) == RATE and (both[:, 0] == 8000).all() and (both[:, 1] == 0).all()
+    recording.close()
+    assert [p.name for p in tmp_path.iterdir()] == ["call.wav"]  # no .part left
