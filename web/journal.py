@@ -162,7 +162,8 @@ class Journal:
         self._subscription = bus.subscribe(maxsize)
         self.hub = Hub()
         self._task: asyncio.Task[None] | None = None
-        self._unsaved: list[EventRow] = []
+        self._unsaved: list[dict[str, Any]] = []
+        self._dropped = 0
         self._busy = False
         self._closing = False
         self._idle = asyncio.Event()
@@ -178,23 +179,32 @@ class Journal:
             except StopAsyncIteration:
                 return
             self._busy = True
-            batch = [first, *self._subscription.drain()]
-            rows = self._unsaved + [self._row(event) for event in batch]
-            self._unsaved = []
             try:
-                saved = await asyncio.to_thread(self._insert, rows)
-            except Exception as exc:
-                # A database hiccup: keep the rows for the next batch (bounded), go on.
-                self._unsaved = rows[-MAX_UNSAVED:]
-                log.error("journal_unsaved events=%d error=%r", len(rows), exc)
-            else:
-                for entry in saved:
-                    self.hub.publish(entry)
+                batch = [first, *self._subscription.drain()]
+                await self._save([self._row(event) for event in batch])
             finally:
                 self._busy = False
                 self._idle.set()
+            if self._subscription.dropped != self._dropped:
+                self._dropped = self._subscription.dropped
+                log.error("journal_behind dropped_events=%d", self._dropped)
 
-    def _row(self, event: SwarmEvent) -> EventRow:
+    async def _save(self, rows: list[dict[str, Any]]) -> None:
+        rows = self._unsaved + rows
+        self._unsaved = []
+        try:
+            saved = await asyncio.to_thread(self._insert, rows)
+        except Exception as exc:
+            # A database hiccup: keep the rows for the next batch (bounded), go on.
+            self._unsaved = rows[-MAX_UNSAVED:]
+            log.error("journal_unsaved events=%d error=%r", len(rows), exc)
+        else:
+            for entry in saved:
+                self.hub.publish(entry)
+
+    def _row(self, event: SwarmEvent) -> dict[str, Any]:
+        """The row's fields; rows are built only inside a database session, so a batch
+        whose commit failed is retried from plain data."""
         if isinstance(event, CallEvent):
             kind, data = event.kind, dict(event.data)
             call_id = event.call_id or self._call_of(event.session_id, event.time)
@@ -202,16 +212,17 @@ class Journal:
             kind = event_name(event)
             data = {k: v for k, v in dataclasses.asdict(event).items() if k not in _BASE_FIELDS}
             call_id = self._call_of(event.session_id, event.time)
-        return EventRow(
-            call_id=call_id,
-            client_id=event.session_id,
-            kind=kind,
-            agent=event.agent,
-            at=datetime.fromtimestamp(event.time, UTC),
-            data=data,
-        )
+        return {
+            "call_id": call_id,
+            "client_id": event.session_id,
+            "kind": kind,
+            "agent": event.agent,
+            "at": datetime.fromtimestamp(event.time, UTC),
+            "data": data,
+        }
 
-    def _insert(self, rows: list[EventRow]) -> list[Entry]:
+    def _insert(self, fields: list[dict[str, Any]]) -> list[Entry]:
+        rows = [EventRow(**f) for f in fields]
         with DbSession(self._db, expire_on_commit=False) as db:
             db.add_all(rows)
             db.commit()
@@ -230,4 +241,6 @@ class Journal:
         if self._task is not None:
             with suppress(asyncio.CancelledError):
                 await self._task
+        if self._unsaved:
+            await self._save([])  # one last try for what a hiccup held back
         self.hub.close()

@@ -141,23 +141,33 @@ async def test_the_journal_keeps_events_through_a_database_hiccup(tmp_path) -> N
     def flaky(rows):
         if failures:
             failures.pop()
-            raise OSError("database is locked")
+            # Fails inside the commit, after the rows were flushed and given ids.
+            with Session(services.db) as db:
+                db.add_all([EventRow(**row) for row in rows])
+                db.flush()
+                raise OSError("database is locked")
         return insert(rows)
 
     journal._insert = flaky
     listener = journal.hub.listen()
-    for n in (1, 2):
-        bus.publish(
-            UserMessageEvent(
-                session_id="x", agent="triage", seq=n, time=0, content=f"m{n}", message_seq=n
-            )
+
+    async def publish(n: int) -> None:
+        event = UserMessageEvent(
+            session_id="x", agent="triage", seq=n, time=0, content=f"m{n}", message_seq=n
         )
+        bus.publish(event)
         await journal.settled()
+
+    await publish(1)  # fails: kept
+    await publish(2)  # saved, after m1
     got = [await listener.get(), await listener.get()]
     assert [e.data["content"] for e in got] == ["m1", "m2"]
+    failures.append(1)
+    await publish(3)  # fails, and nothing follows it: saved at shutdown
+    await journal.aclose()
+    assert (await listener.get()).data["content"] == "m3"
+    assert await listener.get() is None
     with Session(services.db) as db:
         rows = db.exec(select(EventRow).order_by(col(EventRow.id))).all()
-        assert [r.data["content"] for r in rows] == ["m1", "m2"]
-    await journal.aclose()
-    assert await listener.get() is None
+        assert [r.data["content"] for r in rows] == ["m1", "m2", "m3"]
     await services.aclose()
