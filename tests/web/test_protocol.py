@@ -14,6 +14,7 @@ from tests.voice.speech import piper, silence
 from voice.stt import WhisperSTT
 
 from .client import Caller, caller
+from .console import call_ended
 
 
 async def test_ping_info_and_openapi(gateway) -> None:
@@ -148,12 +149,18 @@ async def test_reconnecting_resumes_the_session_and_its_history(gateway, tts) ->
 
 
 async def test_a_disconnect_mid_turn_loses_no_committed_message(gateway, tts) -> None:
+    listener = gateway.gateway.journal.hub.listen()
     async with caller(gateway.ws, "web-drop") as ws:
         c = Caller(ws)
         await c.greeted()
         await c.speak(piper(tts, "I would like two boxes of paracetamol please.") + silence(0.2))
         said = (await c.until("transcript"))["text"]
         await c.until("reply_text")  # the reply has started playing: hang up now
+    await call_ended(gateway, "web-drop", listener)
+    # The cut turn's latencies are stored too, marked interrupted.
+    with Session(gateway.services.db) as db:
+        [turn] = db.exec(select(TurnRow).where(TurnRow.client_id == "web-drop")).all()
+    assert turn.interrupted and turn.voice_to_voice_s is not None
     async with caller(gateway.ws, "web-drop") as ws:
         ready = await Caller(ws).until("ready")
     with Session(gateway.services.db) as db:
