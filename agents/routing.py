@@ -19,6 +19,15 @@ SHOPPING = (
     r"get some)\b"
 )
 
+# Not the pharmacy's business: answered politely, never searched in the catalogue.
+OFF_TOPIC = (
+    r"\b(weather|jokes?|football|soccer|news|politics|election|lottery|recipes?|movies?|songs?|"
+    r"poems?|system prompt|your (instructions|prompt)|ignore (all |your |previous )*instructions)\b"
+)
+# Courtesies: answered in kind.
+SMALL_TALK = r"^\W*(thanks?|thank you|bye|goodbye|cheers)\b"
+HOW_ARE_YOU = r"^\W*(how are you|are you a (robot|bot|machine))\b"
+
 _OTHER_BUSINESS = re.compile("|".join((PERSON, HOURS, WHERE)), re.IGNORECASE)
 _SHOPPING = re.compile(SHOPPING, re.IGNORECASE)
 

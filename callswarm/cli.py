@@ -20,8 +20,13 @@ from callswarm.settings import Settings, load_settings
 app = typer.Typer(help="callswarm: a voice and telephony assistant gateway.", no_args_is_help=True)
 catalog_app = typer.Typer(help="The product catalogue.")
 model_app = typer.Typer(help="The bundled language model.")
+bench_app = typer.Typer(
+    help="Scripted conversations: how many break on a provider or model.",
+    invoke_without_command=True,
+)
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(model_app, name="model")
+app.add_typer(bench_app, name="bench")
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="A TOML settings file.", exists=True)
@@ -161,6 +166,69 @@ def talk(
         typer.echo(f"caller: {said}")
         typer.echo(f"reply:  {replied}")
     typer.echo(f"{output} written")
+
+
+@bench_app.callback()
+def bench(
+    ctx: typer.Context,
+    provider: Annotated[str | None, typer.Option(help="local, scripted, ollama or openai.")] = None,
+    model: Annotated[
+        str | None, typer.Option(help="A GGUF file (local) or the model's name (ollama, openai).")
+    ] = None,
+    repeat: Annotated[
+        int,
+        typer.Option(
+            min=1, help="Runs of each scenario; repeats after the first use the STT variants."
+        ),
+    ] = 1,
+    scenarios: Annotated[str, typer.Option(help="Scenario names (shell pattern).")] = "*",
+    out: Annotated[Path, typer.Option(help="Where the JSON and HTML reports go.")] = Path(
+        "bench-results"
+    ),
+    max_broken: Annotated[
+        float | None,
+        typer.Option(min=0, max=1, help="Exit 1 when more than this share of runs broke."),
+    ] = None,
+    config: ConfigOption = None,
+) -> None:
+    """Run the bench's scenarios and report which conversations broke."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from callswarm.bench.command import bench as run
+    from callswarm.bench.report import table
+    from callswarm.bench.scenario import ScenarioError
+
+    overrides: dict[str, object] = {"provider": provider}
+    chosen = provider or load_settings(config).provider
+    if model is not None:
+        key = {"local": "local_model_path", "ollama": "ollama_model", "openai": "openai_model"}
+        if chosen not in key:
+            typer.echo(f"error: --model does not apply to the {chosen} provider", err=True)
+            raise typer.Exit(2)
+        overrides[key[chosen]] = Path(model) if chosen == "local" else model
+    settings = _settings(config, **overrides)
+    configure_logging("ERROR", settings.log_format)  # the bar and the table are the output
+    try:
+        result = asyncio.run(run(settings, scenarios, repeat, out))
+    except ScenarioError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    typer.echo(table(result))
+    if max_broken is not None and result.broken_rate > max_broken:
+        typer.echo(f"broken rate {result.broken_rate:.1%} is over {max_broken:.1%}", err=True)
+        raise typer.Exit(1)
+
+
+@bench_app.command("compare")
+def bench_compare(
+    before: Annotated[Path, typer.Argument(exists=True, help="A bench JSON report.")],
+    after: Annotated[Path, typer.Argument(exists=True, help="Another, to compare with it.")],
+) -> None:
+    """List the scenarios that broke or were fixed between two bench runs."""
+    from callswarm.bench.report import compare, comparison_text
+
+    a, b = (json.loads(p.read_text()) for p in (before, after))
+    typer.echo(comparison_text(compare(a, b), before.name, after.name))
 
 
 def event_json(event: object) -> str:

@@ -1,0 +1,82 @@
+"""What `callswarm bench` does once its options are parsed."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from callswarm.app import build_services
+from callswarm.bench import report
+from callswarm.bench.run import BenchResult, RunResult, run_bench
+from callswarm.bench.scenario import load
+from callswarm.settings import Settings
+
+
+def model_label(settings: Settings) -> str:
+    if settings.provider == "local":
+        return (
+            settings.local_model_path.name
+            if settings.local_model_path
+            else "bundled Qwen2.5-Coder-0.5B Q4"
+        )
+    if settings.provider == "ollama":
+        return settings.ollama_model
+    if settings.provider == "openai":
+        return settings.openai_model
+    return "rules"
+
+
+class Bar:
+    """A progress bar on a terminal; one line per run otherwise (CI logs)."""
+
+    def __init__(self, stream=sys.stderr) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.broken = 0
+
+    def __call__(self, done: int, total: int, run: RunResult) -> None:
+        self.broken += not run.passed
+        if self.tty:
+            filled = round(30 * done / total)
+            self.stream.write(
+                f"\r[{'#' * filled}{'.' * (30 - filled)}] {done}/{total} "
+                f"broken {self.broken}  {run.scenario[:40]:<40}"
+            )
+            if done == total:
+                self.stream.write("\n")
+        else:
+            verdict = "ok" if run.passed else f"BROKEN at {run.first_broken}"
+            self.stream.write(f"[{done}/{total}] {run.scenario}: {verdict}\n")
+        self.stream.flush()
+
+
+async def bench(settings: Settings, pattern: str, repeat: int, out: Path) -> BenchResult:
+    scenarios = load(pattern)
+    with tempfile.TemporaryDirectory(prefix="callswarm-bench-") as tmp:
+        # A throwaway database with the catalogue: the bench never touches real orders.
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        services = build_services(settings.model_copy(update={"database_url": url}))
+        try:
+            await services.warm_up()
+            result = await run_bench(
+                services,
+                scenarios,
+                provider=settings.provider,
+                model=model_label(settings),
+                repeat=repeat,
+                progress=Bar(),
+            )
+        finally:
+            await services.aclose()
+    save(result, out / f"bench-{settings.provider}-{time.strftime('%Y%m%d-%H%M%S')}")
+    return result
+
+
+def save(result: BenchResult, stem: Path) -> None:
+    """`stem`.json for `compare` and for CI, `stem`.html for people."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    stem.with_suffix(".json").write_text(json.dumps(report.to_json(result), indent=1))
+    stem.with_suffix(".html").write_text(report.to_html(result))
