@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from agents import availability, prompts
 from agents.deps import Pharmacy
-from agents.routing import triage_router
+from agents.routing import sales_router, triage_router
 from agents.tools import catalogue, navigation, orders
 from agents.tools.navigation import SALES, TRIAGE
 from agents.tools.spoken import spoken
@@ -128,6 +128,7 @@ def build_pharmacy(
         keep_messages=16,
         description="Searches the catalogue and takes orders.",
         reminder=prompts.REMINDER,
+        router=sales_router,
     )
     engine.add_swarm(
         SWARM,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from swarm import RoutedCall
+from swarm import RoutedCall, RoutedReply
 
 PERSON = r"\b(operator|human|real person|a person|someone|somebody|staff|pharmacist|manager)\b"
 HOURS = r"\b(open|opening|close|closing|hours)\b"
@@ -24,20 +24,54 @@ OFF_TOPIC = (
     r"\b(weather|jokes?|football|soccer|news|politics|election|lottery|recipes?|movies?|songs?|"
     r"poems?|system prompt|your (instructions|prompt)|ignore (all |your |previous )*instructions)\b"
 )
-# Courtesies: answered in kind.
-SMALL_TALK = r"^\W*(thanks?|thank you|bye|goodbye|cheers)\b"
+# Courtesies, when they are all the caller said: answered in kind.
+SMALL_TALK = (
+    r"^\W*(thanks?|thank you( very much)?|bye|goodbye|cheers|that'?s all,? thanks)"
+    r"([\s,.!]+(bye|goodbye|thanks|thank you|cheers))*\W*$"
+)
 HOW_ARE_YOU = r"^\W*(how are you|are you a (robot|bot|machine))\b"
+
+MENU = (
+    "I can help with medicines and orders, our opening hours and our address. What would you like?"
+)
+OFF_TOPIC_WORDS = "I'm afraid I can only help with the pharmacy: " + MENU[len("I can help with ") :]
+COURTESY_WORDS = (
+    "You're welcome, and thank you for calling. Is there anything else I can help with?"
+)
+HOW_WORDS = "I'm an automated assistant, and very well, thank you. " + MENU
 
 _OTHER_BUSINESS = re.compile("|".join((PERSON, HOURS, WHERE)), re.IGNORECASE)
 _SHOPPING = re.compile(SHOPPING, re.IGNORECASE)
+_DECLINED = (
+    (re.compile(OFF_TOPIC, re.IGNORECASE), OFF_TOPIC_WORDS),
+    (re.compile(SMALL_TALK, re.IGNORECASE), COURTESY_WORDS),
+    (re.compile(HOW_ARE_YOU, re.IGNORECASE), HOW_WORDS),
+)
 
 
-def triage_router(said: str) -> RoutedCall | None:
+def prepared_reply(said: str) -> RoutedReply | None:
+    """Words no model should be asked about: off-topic requests (and instructions to
+    drop the agent's own), courtesies, "how are you". Measured on the embedded model,
+    it searched the catalogue for the weather and for "thank you, bye" (docs/bench.md)."""
+    for pattern, words in _DECLINED:
+        if pattern.search(said):
+            return RoutedReply(words)
+    return None
+
+
+def sales_router(said: str) -> RoutedReply | None:
+    return prepared_reply(said)
+
+
+def triage_router(said: str) -> RoutedCall | RoutedReply | None:
     """Plain shopping goes straight to sales; anything else is the triage model's call.
 
     Measured on the embedded model, a hand-off cost two model calls (triage routes,
     then sales acts), about half of a turn's time (docs/performance.md). Words that
     also ask for a person, the hours or the address are left to the model."""
+    prepared = prepared_reply(said)
+    if prepared is not None:
+        return prepared
     if _OTHER_BUSINESS.search(said) or not _SHOPPING.search(said):
         return None
     return RoutedCall("navigate_to_sales")

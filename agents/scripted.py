@@ -13,7 +13,7 @@ import re
 from agents import prompts
 from agents.deps import ShopInfo
 from agents.guards import is_clear_yes, spoken_quantities
-from agents.routing import HOURS, HOW_ARE_YOU, OFF_TOPIC, PERSON, SHOPPING, SMALL_TALK, WHERE
+from agents.routing import HOURS, MENU, PERSON, SHOPPING, WHERE
 from agents.tools.navigation import SALES, TRIAGE
 from models.search import content_words
 from swarm import AssistantMessage, CompletionArgs, Rule, ScriptedBackend, ToolCall
@@ -107,15 +107,7 @@ def _sales_decision(args: CompletionArgs, match: re.Match[str]) -> AssistantMess
 def _route_if_sellable(args: CompletionArgs, match: re.Match[str]) -> AssistantMessage:
     if [w for w in content_words(match.string) if w not in _CHATTER]:
         return _call("navigate_to_sales")
-    return AssistantMessage(content=_MENU)
-
-
-_MENU = (
-    "I can help with medicines and orders, our opening hours and our address. What would you like?"
-)
-_OFF_TOPIC = "I'm afraid I can only help with the pharmacy: " + _MENU[len("I can help with ") :]
-_HOW = "I'm an automated assistant, and very well, thank you. " + _MENU
-_COURTESY = "You're welcome, and thank you for calling. Is there anything else I can help with?"
+    return AssistantMessage(content=MENU)
 
 
 def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
@@ -131,9 +123,6 @@ def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
             ),
             Rule(HOURS, reply=f"We are open {shop.hours}.", agent=TRIAGE),
             Rule(WHERE, reply=f"We are at {shop.address}.", agent=TRIAGE),
-            Rule(OFF_TOPIC, reply=_OFF_TOPIC, agent=TRIAGE),
-            Rule(SMALL_TALK, reply=_COURTESY, agent=TRIAGE),
-            Rule(HOW_ARE_YOU, reply=_HOW, agent=TRIAGE),
             Rule(SHOPPING, tool="navigate_to_sales", agent=TRIAGE),
             # Only a bare greeting gets one back: "Hello, I'd like paracetamol" is shopping.
             Rule(
@@ -151,9 +140,6 @@ def pharmacy_script(shop: ShopInfo) -> ScriptedBackend:
                 agent=SALES,
             ),
             Rule(HOURS + "|" + WHERE, tool="navigate_to_triage", agent=SALES),
-            Rule(OFF_TOPIC, reply=_OFF_TOPIC, agent=SALES),
-            Rule(SMALL_TALK, reply=_COURTESY, agent=SALES),
-            Rule(HOW_ARE_YOU, reply=_HOW, agent=SALES),
             Rule(r"(?s).+", respond=_sales_decision, agent=SALES),
             Rule(r"(?s)(?P<said>.+)", reply="{said}", agent=SALES, on="tool"),
         ],

@@ -60,7 +60,7 @@ from swarm._facade import (
 )
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import extract_tool_calls, find_leak
-from swarm._registry import USER, AgentSpec, RoutedCall, SwarmSpec, ToolSpec
+from swarm._registry import USER, AgentSpec, RoutedCall, RoutedReply, SwarmSpec, ToolSpec
 from swarm._runner import Problem, RescueContext
 from swarm._session import Session, SessionState
 from swarm._store import MemoryStore, SessionSnapshot, SessionStore, ThreadInfo
@@ -107,6 +107,7 @@ __all__ = [
     "Rescued",
     "Role",
     "RoutedCall",
+    "RoutedReply",
     "Rule",
     "ScriptedBackend",
     "Session",

@@ -79,14 +79,20 @@ class AgentSpec:
     reminder: str = ""
     # Code's first look at the caller's words, before any model call: when it names a
     # tool call (a routing agent hearing "I'd like paracetamol"), that call is made as if
-    # the model had chosen it, checked the same way, and the model is not asked.
-    router: Callable[[str], RoutedCall | None] | None = None
+    # the model had chosen it, checked the same way, and the model is not asked. When it
+    # names prepared words (a question the agent must decline), they are the reply.
+    router: Callable[[str], RoutedCall | RoutedReply | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class RoutedCall:
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RoutedReply:
+    text: str
 
 
 @dataclass(frozen=True, slots=True)

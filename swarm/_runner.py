@@ -21,7 +21,7 @@ from swarm._completion import CompletionArgs, TextDelta
 from swarm._guard import SpeechGuard
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import extract_tool_calls, find_leak
-from swarm._registry import AgentSpec, ToolSpec
+from swarm._registry import AgentSpec, RoutedReply, ToolSpec
 from swarm._tools import run_tool, validate_arguments
 from swarm.errors import CompletionError, CompletionTimeout, RecursionLimitExceeded, ToolError
 
@@ -182,6 +182,9 @@ class Runner:
         call = agent.router(last.content)
         if call is None:
             return None
+        if isinstance(call, RoutedReply):
+            log.info("routed client_id=%s agent=%s reply", self.session.client_id, agent.name)
+            return AssistantMessage(content=call.text)
         log.info(
             "routed client_id=%s agent=%s tool=%s", self.session.client_id, agent.name, call.name
         )

@@ -61,6 +61,9 @@ async def search_words(ctx: ToolContext, query: str) -> str:
     shop = pharmacy(ctx)
     hits = await shop.run(lambda db: search_products(db, query, limit=3))
     if not hits:
+        if len(query.split()) > 4:
+            # A sentence read back sounds like a parrot, and repeats whatever was in it.
+            return "I'm sorry, I can't find that. Could you tell me the product's name?"
         return f"I'm sorry, I can't find anything for {query}. Could you describe it another way?"
     # A confident name match is the product the caller meant: don't list look-alikes.
     if hits[0].score >= 0.9 and (len(hits) == 1 or hits[1].score < hits[0].score):

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from sqlmodel import Session
 
 from agents.deps import pharmacy
-from agents.guards import grounded, is_clear_yes, stated_quantity
+from agents.guards import grounded, is_clear_yes, spoken_quantities, stated_quantity
 from agents.speech import line_words, money, order_number, order_words
 from agents.tools.catalogue import ProductName, find_product, resolve_product, search_words
 from agents.tools.navigation import NoArguments
@@ -57,6 +57,13 @@ def _refusal(exc: OrderError) -> ToolError:
     return ToolError(f"I'm sorry, I couldn't do that: {exc}.")
 
 
+async def _said_lately(ctx: ToolContext, quantity: int, turns: int = 3) -> bool:
+    """Whether the caller said `quantity` in one of their last few messages ("two boxes
+    of it", then "yes" after the search)."""
+    said = await ctx.session.get_user_history()
+    return any(quantity in spoken_quantities(m.content) for m in said[-turns:])
+
+
 async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
     shop = pharmacy(ctx)
     said = await ctx.session.get_last_user_message() or ""
@@ -71,6 +78,11 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
             "quantity_corrected client_id=%s model=%d caller=%d", ctx.client_id, quantity, stated
         )
         quantity = stated
+    elif stated is None and quantity != 1 and not await _said_lately(ctx, quantity):
+        # A number the caller never said: small models take it from "pack of 24" or
+        # "10 milligram" (measured by the bench). One pack, as if none was said.
+        log.warning("quantity_unsaid client_id=%s model=%d", ctx.client_id, quantity)
+        quantity = 1
 
     def work(db: Session) -> tuple[str, orders.OrderView] | None:
         product = next((p for p in (find_product(db, n) for n in names) if p), None)
