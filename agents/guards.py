@@ -52,6 +52,10 @@ _NOT_YES = re.compile(
 )
 
 
+def is_number_word(word: str) -> bool:
+    return word.lower() in _NUMBERS or word.isdigit()
+
+
 def spoken_quantities(text: str) -> list[int]:
     """Quantities the caller stated: "two boxes" → [2], "half a dozen" → [6]."""
     found = []

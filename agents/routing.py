@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from agents.guards import is_number_word, stated_quantity
+from models.search import content_words
 from swarm import RoutedCall, RoutedReply
 
 PERSON = r"\b(operator|human|real person|a person|someone|somebody|staff|pharmacist|manager)\b"
@@ -40,6 +42,14 @@ COURTESY_WORDS = (
 )
 HOW_WORDS = "I'm an automated assistant, and very well, thank you. " + MENU
 
+# The sales agent's plainest intents, the same words the scripted provider answers.
+DONE = r"\b(that'?s (all|it|everything)|nothing else|i'?m done|read it back|what'?s the total)\b"
+CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
+_DONE = re.compile(DONE, re.IGNORECASE)
+_CANCEL_ALL = re.compile(r"^\W*(" + CANCEL + r")\W*$", re.IGNORECASE)
+# Words of shopping talk that name no product.
+CHATTER = frozenset("please thanks yes yeah sure want like need wait also plus".split())
+
 _OTHER_BUSINESS = re.compile("|".join((PERSON, HOURS, WHERE)), re.IGNORECASE)
 _SHOPPING = re.compile(SHOPPING, re.IGNORECASE)
 _DECLINED = (
@@ -59,8 +69,26 @@ def prepared_reply(said: str) -> RoutedReply | None:
     return None
 
 
-def sales_router(said: str) -> RoutedReply | None:
-    return prepared_reply(said)
+def sales_router(said: str) -> RoutedCall | RoutedReply | None:
+    """Prepared words, then what code can tell of an order from the words alone. The
+    bench measured the embedded model adding "24 packs" when the caller said "that's
+    all", reading the order back on "never mind", and searching again when the caller
+    said "one box of ibuprofen". A routed call the agent may not make yet (no pending
+    order to read back) is rescued like a model's, so the model then decides."""
+    prepared = prepared_reply(said)
+    if prepared is not None:
+        return prepared
+    if _OTHER_BUSINESS.search(said):
+        return None
+    if _DONE.search(said):
+        return RoutedCall("read_back_order")
+    if _CANCEL_ALL.match(said):
+        return RoutedCall("cancel_order")
+    quantity = stated_quantity(said)
+    named = [w for w in content_words(said) if w not in CHATTER and not is_number_word(w)]
+    if quantity is not None and named:
+        return RoutedCall("add_to_order", {"product": said, "quantity": quantity})
+    return None
 
 
 def triage_router(said: str) -> RoutedCall | RoutedReply | None:

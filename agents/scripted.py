@@ -13,21 +13,20 @@ import re
 from agents import prompts
 from agents.deps import ShopInfo
 from agents.guards import is_clear_yes, spoken_quantities
+from agents.routing import CANCEL as _CANCEL
+from agents.routing import CHATTER as _CHATTER
+from agents.routing import DONE as _DONE
 from agents.routing import HOURS, MENU, PERSON, SHOPPING, WHERE
 from agents.tools.navigation import SALES, TRIAGE
 from models.search import content_words
 from swarm import AssistantMessage, CompletionArgs, Rule, ScriptedBackend, ToolCall
 
-_DONE = r"\b(that'?s (all|it|everything)|nothing else|i'?m done|read it back|what'?s the total)\b"
 _STATUS = r"\b(status|my orders?|where is my order|did my order)\b"
 _REMOVE = r"\b(?:remove|take off|take out|drop|delete)\s+(?:the\s+)?(?P<p>.+)"
-_CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
 _ADD = (
     r"\b(add|i'?ll (take|have)|i'?d like|give me|can i (get|have)|yes|yeah|sure|please)\b"
     r"|^\s*(and|also|plus)\b"
 )
-# Words of shopping talk that name no product.
-_CHATTER = frozenset("please thanks yes yeah sure want like need wait also plus".split())
 _ids = itertools.count(1)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from swarm import Engine, FunctionBackend, RoutedCall, ToolCalled, ToolContext
+from swarm import Engine, FunctionBackend, RoutedCall, RoutedReply, ToolCalled, ToolContext
 
 from .helpers import NoArgs
 
@@ -70,3 +70,18 @@ async def test_instructions_from_code_are_never_routed() -> None:
     session = engine.session("c", "root")
     await session.execute("the caller wants to buy something")
     assert asked == ["triage"]
+
+
+async def test_a_router_may_answer_with_prepared_words_and_no_model() -> None:
+    engine = Engine()
+
+    def declines(said: str) -> RoutedReply | RoutedCall | None:
+        return RoutedReply("I can only help with the pharmacy.") if "weather" in said else None
+
+    asked = build(engine, declines)
+    session = engine.session("c", "root")
+    assert await session.complete("what's the weather?") == "I can only help with the pharmacy."
+    assert asked == []  # no model call at all
+    [_, said] = await session.get_raw_history()
+    assert (said.role.value, said.agent) == ("assistant", "triage")
+    assert await session.complete("hello") == "triage speaking"  # otherwise, the model
