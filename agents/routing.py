@@ -28,7 +28,7 @@ OFF_TOPIC = (
 )
 # Courtesies, when they are all the caller said: answered in kind.
 SMALL_TALK = (
-    r"^\W*(thanks?|thank you( very much)?|bye|goodbye|cheers|that'?s all,? thanks)"
+    r"^\W*(thanks?|thank you( very much)?|bye|goodbye|cheers)"
     r"([\s,.!]+(bye|goodbye|thanks|thank you|cheers))*\W*$"
 )
 HOW_ARE_YOU = r"^\W*(how are you|are you a (robot|bot|machine))\b"

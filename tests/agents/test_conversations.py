@@ -192,3 +192,57 @@ def test_both_routers_answer_off_topic_and_courtesies_without_a_model(said, word
         reply = router(said)
         text = getattr(reply, "text", None)
         assert (words in text) if words else text is None, (router, said, reply)
+
+
+async def test_a_quantity_the_caller_never_said_becomes_one_pack(shop: Services) -> None:
+    """The embedded model took "24" from "pack of 24" (docs/bench.md)."""
+    await talk(shop, "q", "I need ibuprofen")
+    backend = shop.engine.registry.completions["scripted"]
+    original = backend.answer
+
+    def from_the_pack_size(args):
+        backend.answer = original
+        return AssistantMessage(
+            tool_calls=(ToolCall("q1", "add_to_order", {"product": "ibuprofen", "quantity": 24}),)
+        )
+
+    backend.answer = from_the_pack_size
+    await talk(shop, "q", "yes I'd like it")
+    [(order, lines)] = orders_of(shop, "q")
+    assert [(line.sku, line.quantity) for line in lines] == [("IBU200-24", 1)]
+    # A number the caller did say, a message earlier, stands.
+    await talk(shop, "q2", "I need ibuprofen")
+    await shop.engine.session("q2", shop.swarm).commit_user_message("three boxes of it")
+
+    def three(args):
+        backend.answer = original
+        return AssistantMessage(
+            tool_calls=(ToolCall("q2", "add_to_order", {"product": "ibuprofen", "quantity": 3}),)
+        )
+
+    backend.answer = three
+    await talk(shop, "q2", "yes")
+    [(order, lines)] = orders_of(shop, "q2")
+    assert [line.quantity for line in lines] == [3]
+
+
+@pytest.mark.parametrize(
+    ("said", "tool", "arguments"),
+    [
+        ("that's all, thanks", "read_back_order", {}),
+        ("what's the total?", "read_back_order", {}),
+        ("never mind", "cancel_order", {}),
+        ("one box of ibuprofen please", "add_to_order", {"quantity": 1}),
+        ("give me fifty boxes", None, None),  # no product named: the model, with the offer
+        ("do you have ibuprofen?", None, None),
+        ("cancel the ibuprofen", None, None),  # a removal, not the whole order
+        ("what time do you close?", None, None),
+    ],
+)
+def test_the_sales_router_takes_only_the_plainest_intents(said, tool, arguments) -> None:
+    from agents.routing import sales_router
+
+    routed = sales_router(said)
+    assert getattr(routed, "name", None) == tool
+    if arguments:
+        assert arguments.items() <= routed.arguments.items()
