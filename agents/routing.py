@@ -46,7 +46,7 @@ HOW_WORDS = "I'm an automated assistant, and very well, thank you. " + MENU
 DONE = r"\b(that'?s (all|it|everything)|nothing else|i'?m done|read it back|what'?s the total)\b"
 CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
 _DONE = re.compile(DONE, re.IGNORECASE)
-_CANCEL_ALL = re.compile(r"^\W*(" + CANCEL + r")\W*$", re.IGNORECASE)
+_CANCEL_ALL = re.compile(rf"^\W*({CANCEL})([\s,.!]+({CANCEL}))*\W*$", re.IGNORECASE)
 # Words of shopping talk that name no product.
 CHATTER = frozenset("please thanks yes yeah sure want like need wait also plus".split())
 

@@ -84,6 +84,7 @@ class Turn:
     stop_tools: bool = False
     cancelled: bool = False
     argument_failures: Counter[str] = field(default_factory=Counter)
+    routed: set[str] = field(default_factory=set)  # agents whose router has had its look
 
     @property
     def output(self) -> str:
@@ -172,9 +173,12 @@ class Runner:
         return await self._speak(agent, reply, guard)
 
     def _route(self, agent: AgentSpec) -> AssistantMessage | None:
-        """The agent's router on the caller's words, once per turn, before the model."""
-        if agent.router is None or self.turn.steps != 1:
+        """The agent's router on the caller's words, before the agent's first model call of
+        the turn: also for an agent the caller was just handed to ("one box of ibuprofen"
+        is for sales' router once triage has routed it there)."""
+        if agent.router is None or agent.name in self.turn.routed:
             return None
+        self.turn.routed.add(agent.name)
         view = self.conversation.view(agent)
         last = view[-1] if view else None
         if last is None or last.role is not Role.USER or last.mode is not Mode.USER:
