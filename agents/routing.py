@@ -23,7 +23,7 @@ SHOPPING = (
 
 # Not the pharmacy's business: answered politely, never searched in the catalogue.
 OFF_TOPIC = (
-    r"\b(weather|jokes?|football|soccer|news|politics|election|lottery|recipes?|movies?|songs?|"
+    r"\b(weather|jokes?|football|soccer|politics|election|lottery|recipes?|movies?|songs?|"
     r"poems?|system prompt|your (instructions|prompt)|ignore (all |your |previous )*instructions)\b"
 )
 # Courtesies, when they are all the caller said: answered in kind.

@@ -183,6 +183,7 @@ def test_the_triage_router_sends_only_plain_shopping_to_sales(said, routed) -> N
         ("Thank you, and I also need paracetamol", None),  # more than a courtesy
         ("I'd like two boxes of ibuprofen", None),
         ("Goodbye pills", None),
+        ("Any news about my order?", None),  # the pharmacy's business after all
     ],
 )
 def test_both_routers_answer_off_topic_and_courtesies_without_a_model(said, words) -> None:
