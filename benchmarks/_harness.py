@@ -12,8 +12,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from callswarm.app import Services, build_services  # noqa: E402
+from callswarm.serve import listen  # noqa: E402
 from callswarm.settings import Settings  # noqa: E402
 from swarm import Engine, Session, SwarmEvent  # noqa: E402
+from web import Gateway, create_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -51,3 +53,23 @@ async def fresh_services(
             yield services, time.perf_counter() - started
         finally:
             await services.aclose()
+
+
+@asynccontextmanager
+async def serving(gateway: Gateway) -> AsyncIterator[str]:
+    """The gateway under uvicorn on a free loopback port; yields its ws:// URL, then stops
+    in `serve`'s order (event streams, uvicorn, the journal)."""
+    import asyncio
+
+    import uvicorn
+
+    sock = listen("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(create_app(gateway), log_config=None, lifespan="off"))
+    task = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
+    try:
+        yield f"ws://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        gateway.journal.hub.close()
+        server.should_exit = True
+        await task
+        await gateway.journal.aclose()

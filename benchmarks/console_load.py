@@ -23,14 +23,12 @@ from datetime import datetime
 from pathlib import Path
 
 import httpx
-import uvicorn
-from _harness import pct
+from _harness import pct, serving
 from websockets.asyncio.client import connect
 
 from callswarm.app import build_services
-from callswarm.serve import listen, make_gateway
+from callswarm.serve import make_gateway
 from callswarm.settings import Settings
-from web import create_app
 
 LINES = [
     "hello",
@@ -112,12 +110,6 @@ async def main(callers: int, turns: int, watcher_counts: list[int]) -> None:
         settings = Settings(data_dir=Path(tmp), provider="scripted", idle_timeout=None)
         services = build_services(settings)
         gateway = make_gateway(services)
-        sock = listen("127.0.0.1", 0)
-        url = f"ws://127.0.0.1:{sock.getsockname()[1]}"
-        server = uvicorn.Server(
-            uvicorn.Config(create_app(gateway), log_config=None, lifespan="off")
-        )
-        serving = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
         print(f"{callers} text callers x {turns} turns at once, scripted provider, SQLite")
         print(
             f"{'watchers':>8} {'turn p50':>9} {'turn p95':>9} {'ratio':>6} "
@@ -125,31 +117,28 @@ async def main(callers: int, turns: int, watcher_counts: list[int]) -> None:
         )
         baseline = None
         try:
-            for run, watchers in enumerate(watcher_counts):
-                times, lags, elapsed = await one_run(
-                    url, gateway.auth.token, callers, turns, watchers, run
-                )
-                await gateway.journal.settled()
-                p50 = pct(times, 0.5)
-                baseline = baseline or p50
-                events = len(lags) / watchers if watchers else 0
-                lag50 = f"{pct(lags, 0.5) * 1000:.1f}ms" if lags else "-"
-                lag95 = f"{pct(lags, 0.95) * 1000:.1f}ms" if lags else "-"
-                rate = f"{events / elapsed:.0f}" if watchers else "-"
+            async with serving(gateway) as url:
+                for run, watchers in enumerate(watcher_counts):
+                    times, lags, elapsed = await one_run(
+                        url, gateway.auth.token, callers, turns, watchers, run
+                    )
+                    await gateway.journal.settled()
+                    p50 = pct(times, 0.5)
+                    baseline = baseline or p50
+                    events = len(lags) / watchers if watchers else 0
+                    lag50 = f"{pct(lags, 0.5) * 1000:.1f}ms" if lags else "-"
+                    lag95 = f"{pct(lags, 0.95) * 1000:.1f}ms" if lags else "-"
+                    rate = f"{events / elapsed:.0f}" if watchers else "-"
+                    print(
+                        f"{watchers:>8} {p50 * 1000:>7.1f}ms {pct(times, 0.95) * 1000:>7.1f}ms "
+                        f"{p50 / baseline:>6.2f} {lag50:>10} {lag95:>10} {rate:>9}"
+                    )
+                size = (Path(tmp) / "callswarm.db").stat().st_size
+                calls = callers * len(watcher_counts)
                 print(
-                    f"{watchers:>8} {p50 * 1000:>7.1f}ms {pct(times, 0.95) * 1000:>7.1f}ms "
-                    f"{p50 / baseline:>6.2f} {lag50:>10} {lag95:>10} {rate:>9}"
+                    f"database: {size / 1024:.0f} KiB for {calls} calls ({size / calls / 1024:.1f} KiB each)"
                 )
-            size = (Path(tmp) / "callswarm.db").stat().st_size
-            calls = callers * len(watcher_counts)
-            print(
-                f"database: {size / 1024:.0f} KiB for {calls} calls ({size / calls / 1024:.1f} KiB each)"
-            )
         finally:
-            gateway.journal.hub.close()
-            server.should_exit = True
-            await serving
-            await gateway.journal.aclose()
             await services.aclose()
 
 

@@ -21,19 +21,17 @@ import tempfile
 import time
 from pathlib import Path
 
-import uvicorn
-from _harness import pct
+from _harness import pct, serving
 from sqlmodel import Session
 from websockets.asyncio.client import connect
 
 from callswarm.app import build_services
-from callswarm.serve import listen, make_gateway
+from callswarm.serve import make_gateway
 from callswarm.settings import Settings
 from models.search import catalogue_vocabulary
 from voice.resample import resample
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
-from web import create_app
 
 UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 
@@ -87,29 +85,24 @@ async def main(counts: list[int], spread: float, provider: str) -> None:
         stt.warm_up()
         tts.warm_up()
         audio = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 3200
-        gateway = make_gateway(services, (stt, tts))
-        app = create_app(gateway)
-        sock = listen("127.0.0.1", 0)
-        url = f"ws://127.0.0.1:{sock.getsockname()[1]}"
-        server = uvicorn.Server(uvicorn.Config(app, log_config=None, lifespan="off"))
-        serving = asyncio.get_running_loop().create_task(server.serve(sockets=[sock]))
         print(f"provider {provider}; arrivals spread over {spread:g} s; no sentence cache")
         print(f"{'callers':>7} {'p50':>7} {'p95':>7} {'errors':>7}")
         try:
-            for n in counts:
-                results = await asyncio.gather(
-                    *(one_caller(url, f"load-{n}-{k}", audio, k * spread / n) for k in range(n)),
-                    return_exceptions=True,
-                )
-                ok = [r for r in results if isinstance(r, float)]
-                errors = len(results) - len(ok)
-                p50 = f"{statistics.median(ok):.2f}s" if ok else "-"
-                p95 = f"{pct(ok, 0.95):.2f}s" if ok else "-"
-                print(f"{n:>7} {p50:>7} {p95:>7} {errors:>7}")
+            async with serving(make_gateway(services, (stt, tts))) as url:
+                for n in counts:
+                    results = await asyncio.gather(
+                        *(
+                            one_caller(url, f"load-{n}-{k}", audio, k * spread / n)
+                            for k in range(n)
+                        ),
+                        return_exceptions=True,
+                    )
+                    ok = [r for r in results if isinstance(r, float)]
+                    errors = len(results) - len(ok)
+                    p50 = f"{statistics.median(ok):.2f}s" if ok else "-"
+                    p95 = f"{pct(ok, 0.95):.2f}s" if ok else "-"
+                    print(f"{n:>7} {p50:>7} {p95:>7} {errors:>7}")
         finally:
-            server.should_exit = True
-            await serving
-            await gateway.journal.aclose()
             await services.aclose()
 
 

@@ -233,16 +233,20 @@ def test_compare_lists_regressions_and_fixes() -> None:
     assert (c.regressions, c.fixes, c.only_a, c.only_b) == (["a"], ["b"], ["c"], ["d"])
 
 
-def test_the_command_on_the_scripted_provider_passes_everything_and_gates_ci(tmp_path) -> None:
-    """The control group, end to end: every scenario passes, with the STT variants too."""
-    run = subprocess.run(
-        [sys.executable, "-m", "callswarm", "bench", "--provider", "scripted"]
-        + ["--repeat", "2", "--out", str(tmp_path), "--max-broken", "0"],
+def bench(out, *args: str, env_dir=None) -> subprocess.CompletedProcess[str]:
+    """`callswarm bench ARGS --out OUT` in its own process."""
+    return subprocess.run(
+        [sys.executable, "-m", "callswarm", "bench", *args, "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
-        env=base_env(tmp_path),
+        env=base_env(env_dir or out),
     )
+
+
+def test_the_command_on_the_scripted_provider_passes_everything_and_gates_ci(tmp_path) -> None:
+    """The control group, end to end: every scenario passes, with the STT variants too."""
+    run = bench(tmp_path, "--provider", "scripted", "--repeat", "2", "--max-broken", "0")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "broken 0.0%" in run.stdout
     [report] = tmp_path.glob("bench-scripted-*.json")
@@ -258,20 +262,11 @@ def test_the_command_on_the_scripted_provider_passes_everything_and_gates_ci(tmp
     (folder / "must-break.yaml").write_text(
         "turns: [{say: hello, expect: {agent: sales, says: [free beer]}}]"
     )
-    failing = subprocess.run(
-        [sys.executable, "-m", "callswarm", "bench", "--provider", "scripted"]
-        + [
-            "--scenarios",
-            str(folder / "*.yaml"),
-            "--out",
-            str(tmp_path / "b"),
-            "--max-broken",
-            "0.5",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=base_env(tmp_path),
+    failing = bench(
+        tmp_path / "b",
+        *("--provider", "scripted", "--scenarios", str(folder / "*.yaml")),
+        *("--max-broken", "0.5"),
+        env_dir=tmp_path,
     )
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "answered by triage, expected sales" in failing.stdout
@@ -280,13 +275,9 @@ def test_the_command_on_the_scripted_provider_passes_everything_and_gates_ci(tmp
 
 def test_the_command_on_the_embedded_model(tmp_path, bundled_model) -> None:
     """The bench end to end on the bundled GGUF, offline: the model really answers."""
-    run = subprocess.run(
-        [sys.executable, "-m", "callswarm", "bench", "--provider", "local"]
-        + ["--model", str(bundled_model), "--scenarios", "opening-hours", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=base_env(tmp_path),
+    run = bench(
+        tmp_path,
+        *("--provider", "local", "--model", str(bundled_model), "--scenarios", "opening-hours"),
     )
     assert run.returncode == 0, run.stdout + run.stderr
     [report] = tmp_path.glob("bench-local-*.json")

@@ -195,33 +195,30 @@ def test_both_routers_answer_off_topic_and_courtesies_without_a_model(said, word
         assert (words in text) if words else text is None, (router, said, reply)
 
 
-async def test_a_quantity_the_caller_never_said_becomes_one_pack(shop: Services) -> None:
-    """The embedded model took "24" from "pack of 24" (docs/bench.md)."""
-    await talk(shop, "q", "I need ibuprofen")
+def model_adds_once(shop: Services, *, quantity: int) -> None:
+    """The scripted model's next answer: ibuprofen added, `quantity` packs."""
     backend = shop.engine.registry.completions["scripted"]
     original = backend.answer
 
-    def from_the_pack_size(args):
+    def adds(args):
         backend.answer = original
-        return AssistantMessage(
-            tool_calls=(ToolCall("q1", "add_to_order", {"product": "ibuprofen", "quantity": 24}),)
-        )
+        call = ToolCall("q1", "add_to_order", {"product": "ibuprofen", "quantity": quantity})
+        return AssistantMessage(tool_calls=(call,))
 
-    backend.answer = from_the_pack_size
+    backend.answer = adds
+
+
+async def test_a_quantity_the_caller_never_said_becomes_one_pack(shop: Services) -> None:
+    """The embedded model took "24" from "pack of 24" (docs/bench.md)."""
+    await talk(shop, "q", "I need ibuprofen")
+    model_adds_once(shop, quantity=24)
     await talk(shop, "q", "yes I'd like it")
     [(order, lines)] = orders_of(shop, "q")
     assert [(line.sku, line.quantity) for line in lines] == [("IBU200-24", 1)]
     # A number the caller did say, a message earlier, stands.
     await talk(shop, "q2", "I need ibuprofen")
     await shop.engine.session("q2", shop.swarm).commit_user_message("three boxes of it")
-
-    def three(args):
-        backend.answer = original
-        return AssistantMessage(
-            tool_calls=(ToolCall("q2", "add_to_order", {"product": "ibuprofen", "quantity": 3}),)
-        )
-
-    backend.answer = three
+    model_adds_once(shop, quantity=3)
     await talk(shop, "q2", "yes")
     [(order, lines)] = orders_of(shop, "q2")
     assert [line.quantity for line in lines] == [3]
