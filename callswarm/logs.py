@@ -31,5 +31,6 @@ def configure_logging(level: str = "INFO", fmt: str = "text") -> None:
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     # Client libraries log every HTTP request at INFO; keep one line per event of ours.
-    for noisy in ("httpx", "httpcore", "openai", "urllib3"):
+    # Alembic logs its plugins and contexts at every start; models.migrate logs what changed.
+    for noisy in ("httpx", "httpcore", "openai", "urllib3", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

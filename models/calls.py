@@ -40,6 +40,8 @@ class CallRow(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=32)
     client_id: str = Field(index=True, max_length=200)
     channel: str = Field(index=True, max_length=10)
+    # The gateway that answered, when several share the database.
+    instance: str = Field(default="", index=True, max_length=100)
     caller: str = Field(default="", index=True, max_length=200)
     started_at: datetime = Field(sa_type=DateTime(timezone=True), index=True)
     ended_at: datetime | None = timestamp(nullable=True)

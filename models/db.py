@@ -1,4 +1,4 @@
-"""The database engine: a SQLite file by default (WAL), any SQLAlchemy URL otherwise."""
+"""The database engine: a SQLite file by default (WAL), PostgreSQL (psycopg 3) or any SQLAlchemy URL."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
-from sqlmodel import SQLModel, create_engine
+from sqlmodel import create_engine
 
 import models.calls  # noqa: F401  (registers every table on SQLModel.metadata)
 import models.shop  # noqa: F401
 import models.tables  # noqa: F401
+from models.migrate import upgrade
 
 
 def sqlite_url(path: Path) -> str:
@@ -29,8 +30,19 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def make_engine(url: str, *, create: bool = True, echo: bool = False) -> Engine:
-    """Build the one engine a process uses; the CLI owns it and passes it down."""
+def database_url(url: str) -> str:
+    """PostgreSQL URLs without a driver use psycopg 3, the one callswarm installs."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url.removeprefix(prefix)
+    return url
+
+
+def make_engine(url: str, *, migrate: bool = True, echo: bool = False) -> Engine:
+    """Build the one engine a process uses; the CLI owns it and passes it down.
+
+    With `migrate`, the schema is brought up to date first (see `models.migrate`)."""
+    url = database_url(url)
     kwargs: dict[str, Any] = {"echo": echo}
     if url.startswith("sqlite"):
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 10}
@@ -41,6 +53,6 @@ def make_engine(url: str, *, create: bool = True, echo: bool = False) -> Engine:
     engine = create_engine(url, **kwargs)
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
-    if create:
-        SQLModel.metadata.create_all(engine)
+    if migrate:
+        upgrade(engine)
     return engine

@@ -50,6 +50,12 @@ _NUMBER_WORDS = frozenset(
 )
 
 
+# What PostgreSQL's full text matches, and what its GIN index (migration 0002) is built
+# on: the same expression, or the planner cannot use the index. Like SQLite's FTS5
+# table, it leaves descriptions out.
+PG_DOCUMENT = "to_tsvector('english', name || ' ' || active_ingredient || ' ' || keywords)"
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     product: Product
@@ -207,14 +213,10 @@ def _fts_order(db: Session, query: str) -> list[str]:
         ).all()
         return [r[0] for r in rows]
     if bind.dialect.name == "postgresql":
-        document = (
-            "to_tsvector('english', name || ' ' || active_ingredient || ' ' || keywords "
-            "|| ' ' || description)"
-        )
         rows = db.execute(
             text(
-                f"SELECT sku FROM products WHERE {document} @@ to_tsquery('english', :q) "
-                f"ORDER BY ts_rank({document}, to_tsquery('english', :q)) DESC"
+                f"SELECT sku FROM products WHERE {PG_DOCUMENT} @@ to_tsquery('english', :q) "
+                f"ORDER BY ts_rank({PG_DOCUMENT}, to_tsquery('english', :q)) DESC, sku"
             ),
             {"q": " | ".join(f"{w}:*" for w in words)},
         ).all()

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
@@ -19,6 +22,64 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if key.startswith(("CALLSWARM_", "OPENAI_", "OLLAMA_")):
             monkeypatch.delenv(key)
     yield
+
+
+# Tests marked `databases` run once on each; the rest use a SQLite file.
+BACKENDS = ("sqlite", "postgresql")
+
+
+# For what only one of them has (LISTEN/NOTIFY, a GIN index), in a `databases` module.
+ONLY_POSTGRESQL = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    marked = metafunc.definition.get_closest_marker("databases") is not None
+    chosen = any(m.args[0] == "backend" for m in metafunc.definition.iter_markers("parametrize"))
+    if marked and not chosen and "backend" in metafunc.fixturenames:
+        metafunc.parametrize("backend", BACKENDS, indirect=True)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> str:
+    """A PostgreSQL server's URL: `make test` starts one (scripts/test-postgres) and
+    exports it; a bare `pytest` starts the same one itself."""
+    url = os.environ.get("CALLSWARM_TEST_POSTGRES_URL")
+    if not url:
+        started = subprocess.run(
+            [str(REPO / "scripts" / "test-postgres"), "start"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert started.returncode == 0, f"no PostgreSQL for the tests: {started.stderr}"
+        url = started.stdout.strip()
+    return url
+
+
+@pytest.fixture
+def database_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> Iterator[str]:
+    """A new, empty database of `backend`, dropped after the test."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'callswarm.db'}"
+        return
+    import psycopg
+
+    server = make_url(request.getfixturevalue("postgres_server"))
+    name = f"test_{uuid.uuid4().hex[:16]}"
+    admin = server.set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield server.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            # FORCE: a gateway a failing test left behind may still hold connections.
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,11 @@
+import pytest
 from sqlmodel import Session, func, select
 
 from models.catalogue import load_catalogue, read_catalogue
 from models.search import catalogue_vocabulary
 from models.shop import Product
+
+pytestmark = pytest.mark.databases
 
 
 def test_the_catalogue_has_at_least_60_realistic_otc_products() -> None:

@@ -8,6 +8,8 @@ from sqlmodel import Session, select
 from models import orders
 from models.shop import Order, OrderStatus, Product
 
+pytestmark = pytest.mark.databases
+
 
 def customer(db, client_id: str = "c1") -> int:
     with Session(db) as s:

@@ -5,6 +5,8 @@ from sqlmodel import Session
 
 from models.search import phonetic_key, search_products
 
+pytestmark = pytest.mark.databases
+
 MISHEARD = [
     ("Paris at them all", "PAR500-16"),
     ("ibu profen", "IBU200-24"),

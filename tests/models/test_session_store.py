@@ -2,12 +2,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlmodel import Session, select
 
 from models import MessageRow, SessionRow, SqlSessionStore, ThreadRow, make_engine, sqlite_url
 from swarm import USER, Engine, ErrorOccurred, Rule, ScriptedBackend, ToolContext
 
 from ..swarm.helpers import NoArgs
+
+pytestmark = pytest.mark.databases
 
 
 def build(db_path: Path, store=None) -> Engine:
@@ -78,7 +81,7 @@ async def test_each_message_is_in_the_database_when_its_turn_returns(tmp_path) -
     s = engine.session("c", "shop")
     await s.complete("hello")
     # Read through a separate engine, as another process would.
-    with Session(make_engine(sqlite_url(path), create=False)) as db:
+    with Session(make_engine(sqlite_url(path), migrate=False)) as db:
         rows = db.exec(select(MessageRow).order_by(MessageRow.seq)).all()
         assert [(r.seq, r.role, r.content) for r in rows] == [
             (1, "user", "hello"),
@@ -92,7 +95,7 @@ async def test_threads_and_tool_calls_are_stored(tmp_path) -> None:
     engine = build(path)
     s = engine.session("c", "shop")
     await s.complete("ask")
-    with Session(make_engine(sqlite_url(path), create=False)) as db:
+    with Session(make_engine(sqlite_url(path), migrate=False)) as db:
         thread = db.exec(select(ThreadRow)).one()
         assert (thread.sender, thread.recipient) == ("triage", "sales")
         call = db.exec(select(MessageRow).where(MessageRow.role == "assistant")).first()

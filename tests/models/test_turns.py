@@ -13,6 +13,8 @@ from models.tables import TurnRow
 from models.turns import latency_summary, record_turn
 from voice.events import TurnMetrics, TurnMetricsEvent
 
+pytestmark = pytest.mark.databases
+
 
 @pytest.fixture
 def db(tmp_path):
