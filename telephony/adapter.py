@@ -49,6 +49,8 @@ from telephony.wire import (
     bad_request,
     call_id_of,
     dtmf_key,
+    method_of,
+    options_ok,
     parse_rtp,
 )
 
@@ -345,6 +347,13 @@ class AdaptedSIPClient(SIP.SIPClient):
             return  # otherwise the socket was closed by stop()
         if not raw.strip(b"\x00\r\n "):
             return  # keep-alive
+        if method_of(raw) == "OPTIONS":
+            # pyVoIP cannot parse OPTIONS; a proxy probing whether this gateway is up
+            # (kamailio's dispatcher) needs its 200.
+            response = options_ok(raw)
+            if response is not None and self.s.last_peer is not None:
+                self.s.sendto(response, self.s.last_peer)
+            return
         try:
             message = SIP.SIPMessage(raw)
         except Exception as exc:

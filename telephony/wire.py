@@ -71,24 +71,43 @@ _ECHOED = re.compile(
 _COMPACT = {b"v": b"via", b"f": b"from", b"t": b"to", b"i": b"call-id"}
 
 
-def bad_request(raw: bytes, reason: str) -> bytes | None:
-    """A 400 for a request pyVoIP cannot parse, echoing the headers a response must.
+def method_of(raw: bytes) -> str | None:
+    """The method of a request ("INVITE"), None for a response or garbage."""
+    first = _REQUEST_LINE.match(raw.split(b"\r\n", 1)[0].strip())
+    return first.group(1).decode() if first else None
+
+
+def response_to(raw: bytes, status: str, headers: tuple[str, ...] = ()) -> bytes | None:
+    """A stateless response to a request, echoing the headers every response must.
 
     None for responses, for ACKs (never answered) and for datagrams too broken to address."""
     head = raw.split(b"\r\n\r\n", 1)[0].replace(b"\r\n", b"\n")
     first = _REQUEST_LINE.match(head.split(b"\n", 1)[0].strip())
     if first is None or first.group(1) == b"ACK":
         return None
-    lines = [b"SIP/2.0 400 Bad Request"]
+    lines = [f"SIP/2.0 {status}".encode()]
     names = set()
     for match in _ECHOED.finditer(head):
         line, name = match.group(0).rstrip(), match.group(1).lower()
         name = _COMPACT.get(name, name)
         names.add(name)
         if name == b"to" and b";tag=" not in line:
-            line += b";tag=callswarm400"
+            line += b";tag=callswarm" + status.split()[0].encode()
         lines.append(line)
     if not {b"via", b"from", b"to", b"call-id", b"cseq"} <= names:
         return None
-    lines += [f'Warning: 399 callswarm "{reason}"'.encode(), b"Content-Length: 0", b"", b""]
+    lines += [h.encode() for h in headers]
+    lines += [b"Content-Length: 0", b"", b""]
     return b"\r\n".join(lines)
+
+
+def bad_request(raw: bytes, reason: str) -> bytes | None:
+    """A 400 for a request pyVoIP cannot parse."""
+    return response_to(raw, "400 Bad Request", (f'Warning: 399 callswarm "{reason}"',))
+
+
+def options_ok(raw: bytes) -> bytes | None:
+    """The answer to OPTIONS: proxies (kamailio's dispatcher) probe gateways with it."""
+    return response_to(
+        raw, "200 OK", ("Allow: INVITE, ACK, BYE, CANCEL, OPTIONS", "Accept: application/sdp")
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
+import uuid
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ from telephony.wire import BadPacket, bad_request, dtmf_key, parse_rtp
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw
 
 from .sipp import free_udp_port
-from .uac import rtp
+from .uac import SipPeer, request, rtp
 
 
 def test_rtp_headers_with_csrcs_extension_and_padding_parse() -> None:
@@ -172,3 +173,21 @@ async def test_start_does_not_wait_for_a_registrar_and_stop_does_not_wait_30_s(s
         await asyncio.wait_for(endpoint.stop(), 10)
         silent.close()
     assert endpoint.status == "stopped"
+
+
+async def test_options_is_answered_so_a_proxy_can_probe_the_gateway(phone) -> None:
+    peer = await SipPeer.open()
+    try:
+        call_id = uuid.uuid4().hex
+        probe = request(
+            "OPTIONS", phone.target, call_id=call_id, number="probe", local_port=peer.port, cseq=7
+        )
+        peer.send(probe, phone.target)
+        response = await asyncio.wait_for(peer.final(call_id), 5)
+    finally:
+        peer.close()
+    lines = response.split("\r\n")
+    assert lines[0] == "SIP/2.0 200 OK"
+    assert f"Call-ID: {call_id}" in lines and "CSeq: 7 OPTIONS" in lines
+    assert "Allow: INVITE, ACK, BYE, CANCEL, OPTIONS" in lines
+    assert not phone.endpoint.live  # a probe is not a call
