@@ -7,6 +7,7 @@ directory), then the defaults below.
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,6 +29,10 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("data"), description="Where the database and caches live.")
     database_url: str | None = Field(
         default=None, description="Any SQLAlchemy URL; unset, a SQLite file in data_dir."
+    )
+    instance: str = Field(
+        default="",
+        description="This gateway's name among several sharing one database; unset, host:port.",
     )
     log_level: str = "INFO"
     log_format: Literal["text", "json"] = "text"
@@ -85,6 +90,10 @@ class Settings(BaseSettings):
     shop_address: str = "12 River Street, next to the post office"
     shop_hours: str = "Monday to Saturday 8 am to 8 pm, and Sunday 10 am to 4 pm"
     currency: Literal["USD", "EUR", "GBP"] = "USD"
+
+    @property
+    def resolved_instance(self) -> str:
+        return self.instance or f"{socket.gethostname()}:{self.port}"
 
     @property
     def resolved_database_url(self) -> str:

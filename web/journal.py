@@ -25,6 +25,7 @@ from sqlmodel import Session as DbSession
 
 from models.calls import EventRow
 from swarm import EventBus, SwarmEvent, event_name
+from web.fanout import Fanout, announce, write_in_order
 
 log = logging.getLogger("web.journal")
 
@@ -158,6 +159,10 @@ class Journal:
         maxsize: int = 20_000,
     ) -> None:
         self._db = db
+        # On PostgreSQL, gateways may share the database: every instance's events reach
+        # this hub through the fan-out, this one's included, so all see one order.
+        self.fanout = Fanout(db, self._publish_rows) if db.dialect.name == "postgresql" else None
+        self._last_saved = 0
         self._call_of = call_of
         self._subscription = bus.subscribe(maxsize)
         self.hub = Hub()
@@ -169,7 +174,10 @@ class Journal:
         self._idle = asyncio.Event()
 
     def start(self) -> None:
+        """On the running loop, at start-up (the fan-out reads where the journal stands)."""
         if self._task is None:
+            if self.fanout is not None:
+                self.fanout.start()
             self._task = asyncio.get_running_loop().create_task(self._run(), name="journal")
 
     async def _run(self) -> None:
@@ -199,8 +207,15 @@ class Journal:
             self._unsaved = rows[-MAX_UNSAVED:]
             log.error("journal_unsaved events=%d error=%r", len(rows), exc)
         else:
-            for entry in saved:
-                self.hub.publish(entry)
+            if saved:
+                self._last_saved = saved[-1].id
+            if self.fanout is None:
+                for entry in saved:
+                    self.hub.publish(entry)
+
+    def _publish_rows(self, rows: list[EventRow]) -> None:
+        for row in rows:
+            self.hub.publish(Entry.of(row))
 
     def _row(self, event: SwarmEvent) -> dict[str, Any]:
         """The row's fields; rows are built only inside a database session, so a batch
@@ -224,7 +239,12 @@ class Journal:
     def _insert(self, fields: list[dict[str, Any]]) -> list[Entry]:
         rows = [EventRow(**f) for f in fields]
         with DbSession(self._db, expire_on_commit=False) as db:
+            if self.fanout is not None:
+                write_in_order(db.connection())
             db.add_all(rows)
+            db.flush()
+            if self.fanout is not None:
+                announce(db.connection())
             db.commit()
             return [Entry.of(row) for row in rows]
 
@@ -233,6 +253,8 @@ class Journal:
         while self._task is not None and (self._busy or not self._subscription.empty):
             self._idle.clear()
             await self._idle.wait()
+        if self.fanout is not None:
+            await self.fanout.reached(self._last_saved)
 
     async def aclose(self) -> None:
         """Save what is queued, then end every listener."""
@@ -243,4 +265,10 @@ class Journal:
                 await self._task
         if self._unsaved:
             await self._save([])  # one last try for what a hiccup held back
+        if self.fanout is not None:
+            # This instance's last events out to its own listeners, at most a moment.
+            with suppress(TimeoutError):
+                async with asyncio.timeout(2):
+                    await self.fanout.reached(self._last_saved)
+            await self.fanout.aclose()
         self.hub.close()

@@ -51,6 +51,7 @@ class LiveCall:
     started_at: datetime
     first_seq: int
     session: Session
+    instance: str = ""
     # How the call's caller hears text: spoken on voice calls, sent on text sockets.
     speak: Callable[[str], Awaitable[None]] | None = None
     voice: VoiceSession | None = None
@@ -68,6 +69,7 @@ class LiveCall:
             caller=self.caller,
             started_at=self.started_at,
             first_seq=self.first_seq,
+            instance=self.instance,
         )
 
     def summary(self) -> dict[str, object]:
@@ -77,6 +79,7 @@ class LiveCall:
             "channel": self.channel.value,
             "caller": self.caller,
             "started_at": self.started_at.isoformat(),
+            "instance": self.instance,
             "operator": self.operator,
         }
 
@@ -87,6 +90,7 @@ class CallOptions:
     max_recording_s: float = 3600
     # Tools whose call means the caller asked for a person: the call counts as transferred.
     transfer_tools: frozenset[str] = frozenset()
+    instance: str = ""  # this gateway's name in `calls.instance`
 
 
 class LiveCalls:
@@ -150,6 +154,7 @@ class LiveCalls:
             started_at=datetime.now(UTC),
             first_seq=history[-1].seq if history else 0,
             session=session,
+            instance=self.options.instance,
             voice=voice,
             speak=speak or (voice.say if voice is not None else None),
         )
@@ -210,6 +215,13 @@ class LiveCalls:
             ended_by,
             data["outcome"],
         )
+        if not any(c.client_id == call.client_id for c in self._by_id.values()):
+            # The caller's next call may reach another gateway sharing the database: it
+            # reads the whole conversation from there, and this one keeps no stale copy
+            # to append to if they call back here.
+            session = self._engine.sessions.get(call.client_id)
+            if session is not None:
+                await session.dispose()
 
     def _finish(
         self,

@@ -42,13 +42,16 @@ async def stop(running: Running, server: uvicorn.Server, task: asyncio.Task) -> 
     running.gateway.journal.hub.close()
     server.should_exit = True
     await task
-    await running.gateway.journal.aclose()
+    await running.gateway.aclose()
     await running.services.aclose()
 
 
 @pytest.fixture
-async def gateway(tmp_path, stt, tts) -> AsyncIterator[Running]:
-    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+async def gateway(tmp_path, database_url, stt, tts) -> AsyncIterator[Running]:
+    settings = Settings(
+        data_dir=tmp_path, database_url=database_url, provider="scripted", idle_timeout=None
+    )
+    services = build_services(settings)
     running, server, task = await start(services, stt, tts)
     try:
         yield running

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from models.calls import Channel
 from swarm import AssistantMessage, Message, Role, ThreadInfo, ToolCall
 
 from .console import operator, text_call
+
+pytestmark = pytest.mark.databases
 
 
 async def conversations(gateway) -> None:

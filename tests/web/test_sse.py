@@ -17,6 +17,8 @@ from web.journal import Entry, Hub, Journal
 from .conftest import start, stop
 from .console import Sse, operator, text_call
 
+pytestmark = pytest.mark.databases
+
 
 async def test_many_subscribers_see_every_call_and_a_call_stream_only_its_own(gateway) -> None:
     hub = gateway.gateway.journal.hub
@@ -87,10 +89,14 @@ async def test_last_event_id_replays_what_was_missed_then_goes_live(gateway) -> 
 
 
 @pytest.fixture
-async def chatty(tmp_path, stt, tts):
+async def chatty(tmp_path, database_url, stt, tts):
     """A gateway whose SSE heartbeat is a tenth of a second."""
     settings = Settings(
-        data_dir=tmp_path, provider="scripted", idle_timeout=None, sse_heartbeat=0.1
+        data_dir=tmp_path,
+        database_url=database_url,
+        provider="scripted",
+        idle_timeout=None,
+        sse_heartbeat=0.1,
     )
     running, server, task = await start(build_services(settings), stt, tts)
     try:
@@ -131,8 +137,9 @@ async def test_a_lagging_listener_is_cut_off_not_waited_for() -> None:
     assert (await other_call.get()).id == 5
 
 
-async def test_the_journal_keeps_events_through_a_database_hiccup(tmp_path) -> None:
-    services = build_services(Settings(data_dir=tmp_path, provider="scripted"))
+async def test_the_journal_keeps_events_through_a_database_hiccup(tmp_path, database_url) -> None:
+    settings = Settings(data_dir=tmp_path, database_url=database_url, provider="scripted")
+    services = build_services(settings)
     bus = EventBus()
     journal = Journal(services.db, bus, lambda client_id, at: None)
     journal.start()
