@@ -72,4 +72,4 @@ async def serving(gateway: Gateway) -> AsyncIterator[str]:
         gateway.journal.hub.close()
         server.should_exit = True
         await task
-        await gateway.journal.aclose()
+        await gateway.aclose()

@@ -23,6 +23,7 @@ from web import Gateway, create_app
 from web.auth import OperatorAuth
 from web.journal import Journal
 from web.live import CallOptions, LiveCalls
+from web.metrics import Metrics
 
 log = logging.getLogger("callswarm.serve")
 
@@ -67,6 +68,10 @@ def make_gateway(
     recorder = TurnRecorder(services.db)
     journal = Journal(services.db, engine.bus, calls.call_of)
     journal.start()
+    metrics = Metrics(calls, engine)
+    metrics.start()
+    if stt is not None and tts is not None:
+        stt.on_decode, tts.on_synthesis = metrics.stt.observe, metrics.tts.observe
 
     def responder(client_id: str) -> SwarmResponder:
         return SwarmResponder(engine.session(client_id, swarm))
@@ -83,6 +88,7 @@ def make_gateway(
         calls=calls,
         journal=journal,
         auth=operator_auth(settings),
+        metrics=metrics,
         heartbeat_s=settings.sse_heartbeat,
         info={
             "version": __version__,
@@ -116,6 +122,7 @@ def live_calls(services: Services) -> LiveCalls:
             recordings=recordings,
             max_recording_s=settings.max_recording_s,
             transfer_tools=frozenset({TRANSFER_TOOL}),
+            instance=settings.resolved_instance,
         ),
     )
 
@@ -156,7 +163,7 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         if phone is not None:
             await phone.stop()  # live calls get a BYE; what they committed stays
         if gateway is not None:
-            await gateway.journal.aclose()  # the last calls' events are saved
+            await gateway.aclose()  # the last calls' events are saved
         await services.aclose()
         log.info("gateway_stopped")
 

@@ -8,6 +8,7 @@ from swarm._completion import (
     CompletionArgs,
     CompletionBackend,
     CompletionChunk,
+    CompletionTiming,
     FunctionBackend,
     TextDelta,
 )
@@ -87,6 +88,7 @@ __all__ = [
     "AssistantMessageEvent",
     "CommunicationRefused",
     "CompletionArgs",
+    "CompletionTiming",
     "CompletionBackend",
     "CompletionChunk",
     "CompletionError",

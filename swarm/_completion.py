@@ -11,6 +11,16 @@ from swarm._messages import AssistantMessage, ToolCall
 
 
 @dataclass(frozen=True, slots=True)
+class CompletionTiming:
+    """How long one completion took, first request to last chunk, and whether it answered."""
+
+    completion: str
+    agent: str
+    seconds: float
+    ok: bool
+
+
+@dataclass(frozen=True, slots=True)
 class CompletionArgs:
     client_id: str
     agent_name: str

@@ -11,7 +11,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from swarm._agency import TALK_TO_AGENT_TOOL, system_prompt, tool_names_for
-from swarm._completion import CompletionArgs, CompletionBackend, FunctionBackend, GetCompletion
+from swarm._completion import (
+    CompletionArgs,
+    CompletionBackend,
+    CompletionTiming,
+    FunctionBackend,
+    GetCompletion,
+)
 from swarm._connection import Connection, Send
 from swarm._events import EventBus
 from swarm._registry import (
@@ -48,8 +54,11 @@ class Engine:
         max_nested: int = 20,
         argument_retries: int = 1,
         idle_timeout: float | None = None,
+        on_completion: Callable[[CompletionTiming], None] | None = None,
     ) -> None:
         self.registry = Registry()
+        # Told of every completion's duration (metrics); the swarm itself keeps none.
+        self.on_completion = on_completion
         self.store: SessionStore = store or MemoryStore()
         self.bus = bus or EventBus()
         self.deps = deps

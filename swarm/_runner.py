@@ -11,13 +11,14 @@ import asyncio
 import inspect
 import itertools
 import logging
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
-from swarm._completion import CompletionArgs, TextDelta
+from swarm._completion import CompletionArgs, CompletionTiming, TextDelta
 from swarm._guard import SpeechGuard
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import extract_tool_calls, find_leak
@@ -222,6 +223,7 @@ class Runner:
         )
         backend = self.session.registry.completions[agent.completion]
         final: AssistantMessage | None = None
+        started = time.perf_counter()
         try:
             async with asyncio.timeout(self.session.completion_timeout):
                 async for chunk in backend.stream(args):
@@ -241,6 +243,12 @@ class Runner:
         except Exception as exc:
             # A backend that forgot to translate its client's error must not end the call.
             raise CompletionError(repr(exc), completion=agent.completion) from exc
+        finally:
+            self.session.completion_took(
+                CompletionTiming(
+                    agent.completion, agent.name, time.perf_counter() - started, final is not None
+                )
+            )
         if final is None:
             raise CompletionError(
                 "the backend ended without a message", completion=agent.completion

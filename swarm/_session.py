@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from swarm import _history as history
 from swarm._agency import MainConversation, ThreadState, ThreadView, talk, tool_names_for
+from swarm._completion import CompletionTiming
 from swarm._events import (
     AgentChanged,
     AssistantMessageEvent,
@@ -89,6 +90,14 @@ class Session:
     @property
     def argument_retries(self) -> int:
         return self._engine.argument_retries
+
+    def completion_took(self, timing: CompletionTiming) -> None:
+        observe = self._engine.on_completion
+        if observe is not None:
+            try:
+                observe(timing)
+            except Exception:
+                log.exception("completion_observer_failed client_id=%s", self.client_id)
 
     def agent_spec(self, name: str | None = None) -> AgentSpec:
         return self.registry.agents[name or self._active]

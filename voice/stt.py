@@ -24,7 +24,7 @@ import re
 import threading
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -134,6 +134,8 @@ class WhisperSTT:
             tokenizer, [], without_timestamps=True, hotwords=self.hotwords
         )
         self._suppress = get_suppressed_tokens(tokenizer, [-1])
+        # Told each decode's seconds (the gateway's metrics); from a worker thread.
+        self.on_decode: Callable[[float], None] | None = None
         log.info("stt_loaded path=%s ms=%.0f", model_path, (time.perf_counter() - started) * 1000)
 
     def transcribe_sync(self, pcm16: bytes, sample_rate: int = RATE) -> Transcript:
@@ -149,12 +151,15 @@ class WhisperSTT:
                 # shortened window is the likely cause, so pay for the full one.
                 log.info("stt_fallback reason=degenerate text=%r", text[:60])
                 text, logprob = self._decode_full(audio)
-        return Transcript(
+        transcript = Transcript(
             text=text,
             confidence=math.exp(logprob),
             audio_s=len(audio) / RATE,
             decode_s=time.perf_counter() - started,
         )
+        if self.on_decode is not None:
+            self.on_decode(transcript.decode_s)
+        return transcript
 
     def _decode_fitted(self, audio: np.ndarray) -> tuple[str, float]:
         # Pad with real silence (zero samples), not zero features: a zero log-mel is

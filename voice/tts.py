@@ -8,6 +8,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -63,6 +64,9 @@ class PiperTTS:
         self.cache_hits = 0
         # onnxruntime sessions may run concurrently; `workers` bounds how many at once.
         self._slots = threading.BoundedSemaphore(workers)
+        # Told each synthesis' seconds, cache hits aside (the gateway's metrics); from a
+        # worker thread.
+        self.on_synthesis: Callable[[float], None] | None = None
         # Piper samples noise for natural prosody; tests and benchmarks need the same
         # audio for the same text.
         self._config = (
@@ -80,10 +84,13 @@ class PiperTTS:
                 self._cache.move_to_end(text)
                 self.cache_hits += 1
                 return cached
+        started = time.perf_counter()
         with self._slots:
             voice = self._urgent_voice if urgent else self._voice
             chunks = voice.synthesize(text, syn_config=self._config)
             pcm = b"".join(chunk.audio_int16_bytes for chunk in chunks)
+        if self.on_synthesis is not None:
+            self.on_synthesis(time.perf_counter() - started)
         with self._cache_lock:
             if text not in self._cache and len(pcm) <= self._cache_limit:
                 self._cache[text] = pcm

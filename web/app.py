@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from web import auth, console_api, shop_api, sse, text_socket, voice_socket
+from web import auth, console_api, metrics, shop_api, sse, text_socket, voice_socket
 from web.gateway import Gateway
 
 STATIC = Path(__file__).parent / "static"
@@ -31,6 +31,7 @@ def create_app(gateway: Gateway) -> FastAPI:
     app.include_router(console_api.router)
     app.include_router(shop_api.router)
     app.include_router(sse.router)
+    app.include_router(metrics.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/api/ping", tags=["gateway"])

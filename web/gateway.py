@@ -16,6 +16,7 @@ from voice.tts import PiperTTS
 from web.auth import OperatorAuth
 from web.journal import Journal
 from web.live import LiveCalls
+from web.metrics import Metrics
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,14 @@ class Gateway:
     calls: LiveCalls
     journal: Journal
     auth: OperatorAuth
+    metrics: Metrics
     info: dict[str, Any] = field(default_factory=dict)
     heartbeat_s: float = 15.0
     # Input limits: one message of audio is at most this many bytes (1 s at 48 kHz).
     max_audio_message: int = 96_000
     max_text_message: int = 4_000
+
+    async def aclose(self) -> None:
+        """After the server has stopped: the last calls' events saved, metrics stopped."""
+        await self.journal.aclose()
+        await self.metrics.aclose()
