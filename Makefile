@@ -6,8 +6,9 @@ STAMP  := $(VENV)/.installed
 # llama-cpp-python compiles llama.cpp; use both cores.
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 # Debian packages the tests use: espeak-ng speaks the synthetic callers, chromium runs
-# the browser tests, sip-tester (sipp) places the phone calls, kamailio proxies one.
-SYSTEM_PACKAGES := espeak-ng chromium sip-tester kamailio
+# the browser tests, sip-tester (sipp) places the phone calls, kamailio proxies them
+# (and spreads them over two gateways), postgresql's server runs the database tests.
+SYSTEM_PACKAGES := espeak-ng chromium sip-tester kamailio postgresql
 
 .PHONY: run test install model system-deps lint clean
 
@@ -39,11 +40,12 @@ run: model
 test: model system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest
+	url=$$(scripts/test-postgres start) && CALLSWARM_TEST_POSTGRES_URL=$$url $(BIN)/pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/hadolint docker/Dockerfile
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
