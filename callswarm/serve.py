@@ -8,6 +8,7 @@ import socket
 from collections.abc import Awaitable, Callable
 
 import uvicorn
+from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
 
 from agents.tools.navigation import TRANSFER_TOOL
@@ -38,7 +39,7 @@ def voice_engines(services: Services) -> tuple[WhisperSTT, PiperTTS]:
     return stt, tts
 
 
-def operator_auth(settings: Settings) -> OperatorAuth:
+def operator_auth(settings: Settings, db: Database | None = None) -> OperatorAuth:
     """Sign-in from the settings; with neither token nor password, a fresh token that
     `serve` prints, so a console is never open to anyone who finds the port."""
     token = settings.operator_token.get_secret_value() if settings.operator_token else None
@@ -51,7 +52,7 @@ def operator_auth(settings: Settings) -> OperatorAuth:
         else secrets.token_bytes(32)
     )
     return OperatorAuth(
-        token=token, password=password, secret=secret, secure_cookie=settings.secure_cookies
+        token=token, password=password, secret=secret, secure_cookie=settings.secure_cookies, db=db
     )
 
 
@@ -87,7 +88,7 @@ def make_gateway(
         record_turn=turn_sink(recorder, calls),
         calls=calls,
         journal=journal,
-        auth=operator_auth(settings),
+        auth=operator_auth(settings, services.db),
         metrics=metrics,
         heartbeat_s=settings.sse_heartbeat,
         info={

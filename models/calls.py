@@ -9,11 +9,11 @@ socket) to their swarm session. Its transcript is the session's messages between
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Text, func, or_
+from sqlalchemy import JSON, DateTime, Text, delete, func, or_
 from sqlmodel import Field, Session, SQLModel, col, select
 
 from models.queries import contains
@@ -80,6 +80,15 @@ class AuditRow(SQLModel, table=True):
     target: str = Field(default="", max_length=200)
     address: str = Field(default="", max_length=100)
     detail: str = Field(default="", sa_type=Text)
+
+
+# A signed-out operator cookie, by its nonce, until it would have expired anyway: every
+# gateway sharing the database then refuses it.
+class RevokedCookie(SQLModel, table=True):
+    __tablename__ = "revoked_cookies"
+
+    nonce: str = Field(primary_key=True, max_length=100)
+    expires_at: datetime = Field(sa_type=DateTime(timezone=True), index=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +237,26 @@ def record_audit(db: Session, row: AuditRow) -> AuditRow:
     db.commit()
     db.refresh(row)
     return row
+
+
+def revoke_cookie(db: Session, nonce: str, expires_at: datetime) -> None:
+    """Record a sign-out (twice is once); forget the ones that have expired since."""
+    db.exec(delete(RevokedCookie).where(col(RevokedCookie.expires_at) < datetime.now(UTC)))
+    if db.get(RevokedCookie, nonce) is None:
+        db.add(RevokedCookie(nonce=nonce, expires_at=expires_at))
+    db.commit()
+
+
+def is_revoked(db: Session, nonce: str) -> bool:
+    return db.get(RevokedCookie, nonce) is not None
+
+
+def failed_logins(db: Session, address: str, since: datetime) -> int:
+    """Failed sign-ins from `address` since then, on any gateway sharing the database."""
+    query = select(func.count()).where(
+        AuditRow.action == "login_failed", AuditRow.address == address, AuditRow.at >= since
+    )
+    return db.exec(query).one()
 
 
 def list_audit(

@@ -261,9 +261,11 @@ async def test_killing_a_gateway_mid_call_loses_no_committed_message(
             lambda e: e["kind"] == "user_message" and e["client_id"] == "+15550302"
         )
         await console.until(
-            lambda e: e["kind"] == "assistant_message"
-            and e["client_id"] == "+15550302"
-            and e["id"] > asked["id"]
+            lambda e: (
+                e["kind"] == "assistant_message"
+                and e["client_id"] == "+15550302"
+                and e["id"] > asked["id"]
+            )
         )
         victim.process.send_signal(signal.SIGKILL)
         await victim.process.wait()

@@ -11,10 +11,13 @@ from sqlmodel import Session
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
+from callswarm.app import build_services
+from callswarm.settings import Settings
 from models.calls import CallRow, Channel
 from web.auth import COOKIE, MAX_FAILURES, OperatorAuth
 
 from .client import Caller, caller
+from .conftest import start, stop
 from .console import operator, text_call
 
 PUBLIC = {"/api/ping", "/api/info", "/api/auth/login", "/", "/console"}
@@ -153,3 +156,44 @@ async def test_call_ids_and_recordings_cannot_walk_paths(gateway, tmp_path) -> N
             response = await api.get(path)
             assert response.status_code == 404, (path, response.status_code)
             assert b"SQLite" not in response.content
+
+
+@pytest.mark.databases
+async def test_gateways_sharing_a_database_share_sign_outs_and_throttling(
+    tmp_path, database_url, stt, tts
+) -> None:
+    def settings(name: str) -> Settings:
+        return Settings(
+            data_dir=tmp_path / name,
+            database_url=database_url,
+            provider="scripted",
+            idle_timeout=None,
+            operator_token="shared-token",
+            operator_secret="shared-secret-shared-secret-shared",
+        )
+
+    one = await start(build_services(settings("one")), stt, tts)
+    two = await start(build_services(settings("two")), stt, tts)
+    try:
+        (first, _, _), (second, _, _) = one, two
+        async with operator(first, "erin") as on_first:
+            cookie = on_first.cookies[COOKIE]
+            async with httpx.AsyncClient(base_url=second.url) as on_second:
+                on_second.cookies.set(COOKIE, cookie)
+                assert (await on_second.get("/api/auth/me")).json() == {"operator": "erin"}
+                assert (await on_first.post("/api/auth/logout")).status_code == 200
+                # Signed out on the first gateway: the second refuses the cookie too.
+                assert (await on_second.get("/api/auth/me")).status_code == 401
+        async with (
+            httpx.AsyncClient(base_url=first.url) as on_first,
+            httpx.AsyncClient(base_url=second.url) as on_second,
+        ):
+            for _ in range(MAX_FAILURES):
+                bad = await on_first.post("/api/auth/login", json={"token": "guess"})
+                assert bad.status_code == 401
+            # Guessing moved to the other gateway: still throttled.
+            moved = await on_second.post("/api/auth/login", json={"token": "shared-token"})
+            assert moved.status_code == 429
+    finally:
+        await stop(*two)
+        await stop(*one)
