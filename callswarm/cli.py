@@ -20,12 +20,14 @@ from callswarm.settings import Settings, load_settings
 app = typer.Typer(help="callswarm: a voice and telephony assistant gateway.", no_args_is_help=True)
 catalog_app = typer.Typer(help="The product catalogue.")
 model_app = typer.Typer(help="The bundled language model.")
+db_app = typer.Typer(help="The database schema: Alembic migrations.")
 bench_app = typer.Typer(
     help="Scripted conversations: how many break on a provider or model.",
     invoke_without_command=True,
 )
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(model_app, name="model")
+app.add_typer(db_app, name="db")
 app.add_typer(bench_app, name="bench")
 
 ConfigOption = Annotated[
@@ -110,6 +112,35 @@ def catalog_load(
     settings = _settings(config)
     result = load_catalogue(make_engine(settings.resolved_database_url), file)
     typer.echo(f"{result.added} products added, {result.unchanged} already present")
+
+
+@db_app.command("upgrade")
+def db_upgrade(
+    revision: Annotated[str, typer.Argument(help="Where to go; the newest by default.")] = "head",
+    config: ConfigOption = None,
+) -> None:
+    """Migrate the database (gateways also do it when they start)."""
+    from models import make_engine, migrate
+
+    engine = make_engine(_settings(config).resolved_database_url, migrate=False)
+    try:
+        before = migrate.current(engine)
+        migrate.upgrade(engine, revision)
+        typer.echo(f"{before or 'empty'} -> {migrate.current(engine)}")
+    finally:
+        engine.dispose()
+
+
+@db_app.command("current")
+def db_current(config: ConfigOption = None) -> None:
+    """The database's schema revision, and the newest this version knows."""
+    from models import make_engine, migrate
+
+    engine = make_engine(_settings(config).resolved_database_url, migrate=False)
+    try:
+        typer.echo(f"{migrate.current(engine) or 'empty'} (newest: {migrate.head()})")
+    finally:
+        engine.dispose()
 
 
 @model_app.command("install")

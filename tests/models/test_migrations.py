@@ -23,6 +23,7 @@ from models.shop import Order, OrderStatus
 from models.tables import MessageRow
 
 from ..conftest import ONLY_POSTGRESQL
+from ..test_cli import base_env, run_cli
 
 pytestmark = pytest.mark.databases
 
@@ -141,3 +142,15 @@ def test_postgresql_product_search_uses_its_full_text_index(db) -> None:
             )
         ).all()
     assert "ix_products_search" in " ".join(row[0] for row in plan)
+
+
+def test_the_cli_shows_and_upgrades_the_schema(tmp_path) -> None:
+    shutil.copy(LEGACY_FILES[-1], tmp_path / "callswarm.db")
+    env = base_env(tmp_path)
+    head = migrate.head()
+    before = run_cli(["db", "current"], "", env)
+    assert before.returncode == 0 and before.stdout.strip() == f"empty (newest: {head})"
+    upgraded = run_cli(["db", "upgrade"], "", env)
+    assert upgraded.returncode == 0 and upgraded.stdout.strip() == f"empty -> {head}"
+    after = run_cli(["db", "current"], "", env)
+    assert after.stdout.strip() == f"{head} (newest: {head})"
