@@ -66,6 +66,7 @@ def make_gateway(
     settings = services.settings
     engine, swarm = services.engine, services.swarm
     calls = live_calls(services)
+    calls.end_lost_calls()
     recorder = TurnRecorder(services.db)
     journal = Journal(services.db, engine.bus, calls.call_of)
     journal.start()

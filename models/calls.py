@@ -187,6 +187,32 @@ def settle(
         call.outcome = Outcome.COMPLETED
 
 
+def end_lost_calls(db: Session, instance: str, transfer_tools: frozenset[str]) -> list[CallRow]:
+    """End the calls `instance` left open when it stopped without closing them (it was
+    killed, or its machine died): by "gateway_lost", now, settled from what was saved.
+    A gateway runs this as it starts, under the same instance name."""
+    lost = db.exec(
+        select(CallRow).where(CallRow.instance == instance, col(CallRow.ended_at).is_(None))
+    ).all()
+    for call in lost:
+        # The call's messages end where the caller's next call (on any gateway) began.
+        later = db.exec(
+            select(func.min(CallRow.first_seq)).where(
+                CallRow.client_id == call.client_id, col(CallRow.started_at) > call.started_at
+            )
+        ).one()
+        top = db.exec(
+            select(func.max(MessageRow.seq)).where(MessageRow.client_id == call.client_id)
+        ).one()
+        bounds = [seq for seq in (later, top) if seq is not None]
+        call.last_seq = min(bounds) if bounds else call.first_seq
+        call.ended_at, call.ended_by = datetime.now(UTC), "gateway_lost"
+        settle(call, call_messages(db, call), call_orders(db, call), transfer_tools)
+        db.add(call)
+    db.commit()
+    return list(lost)
+
+
 def call_events(
     db: Session, *, after: int = 0, call_id: str | None = None, limit: int = 1000
 ) -> list[EventRow]:

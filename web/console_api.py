@@ -84,7 +84,9 @@ def call_json(row: CallRow, live: LiveCalls) -> dict[str, Any]:
     out = row.model_dump(exclude={"agents", "first_seq", "last_seq"})
     out["agents"] = [a for a in row.agents.split(",") if a]
     call = live.find(row.id)
-    out["live"] = call is not None
+    # Live on any gateway sharing the database; `instance` says which one holds it
+    # (takeover works on that gateway only).
+    out["live"] = row.ended_at is None
     if call is not None:
         out["operator"], out["turns"] = call.operator, call.turns
     out["recording"] = f"/api/calls/{row.id}/recording" if row.recording else None
@@ -280,7 +282,7 @@ async def take_over(request: Request, call_id: str, operator: Operator) -> dict[
     try:
         call = await calls.take_over(call_id, operator)
     except CallNotLive:
-        raise HTTPException(409, "the call is not live") from None
+        raise HTTPException(409, "the call is not live on this gateway") from None
     await audit(request, operator, "takeover", call_id)
     return call.summary()
 

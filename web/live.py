@@ -22,7 +22,14 @@ from pathlib import Path
 from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
 
-from models.calls import CallRow, Channel, call_messages, call_orders, settle
+from models.calls import (
+    CallRow,
+    Channel,
+    call_messages,
+    call_orders,
+    end_lost_calls,
+    settle,
+)
 from swarm import Engine, EventBus, Session
 from voice.events import TurnMetricsEvent
 from voice.recording import Recording
@@ -132,6 +139,15 @@ class LiveCalls:
             if client == client_id and start <= at <= end:
                 return call_id
         return None
+
+    def end_lost_calls(self) -> int:
+        """At start-up (blocking): end the calls this instance left open when it last
+        stopped without closing them. Returns how many."""
+        with DbSession(self._db, expire_on_commit=False) as db:
+            lost = end_lost_calls(db, self.options.instance, self.options.transfer_tools)
+        for call in lost:
+            log.warning("call_lost call_id=%s client_id=%s", call.id, call.client_id)
+        return len(lost)
 
     # --- a call's life -----------------------------------------------------------------------
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from models.calls import Channel
 from swarm import AssistantMessage, Message, Role, ThreadInfo, ToolCall
+from web.live import LiveCalls
 
 from .console import operator, text_call
 
@@ -243,3 +245,31 @@ async def test_the_audit_log_and_sign_in_out(gateway) -> None:
     async with operator(gateway, "carol") as api:
         actions = [a["action"] for a in (await api.get("/api/audit")).json()]
         assert actions[:3] == ["login", "logout", "login_failed"]
+
+
+async def test_calls_a_killed_gateway_left_open_are_ended_when_it_comes_back(gateway) -> None:
+    calls = gateway.gateway.calls
+    db, engine, swarm = gateway.services.db, gateway.services.engine, gateway.services.swarm
+    # A call that never closes: its gateway was killed mid-call.
+    lost = await calls.open("web-lost", Channel.WEB)
+    await lost.session.complete("Do you have any ibuprofen?")
+    calls._by_id.clear()
+    calls._by_client.clear()
+    # The caller rang again (on another gateway, say) before it came back.
+    await text_call(gateway, "web-lost", "what are your opening hours?")
+    # Another instance's open call is none of this one's business.
+    other = LiveCalls(db, engine, swarm, dataclasses.replace(calls.options, instance="elsewhere"))
+    elsewhere = await other.open("web-elsewhere", Channel.WEB)
+    restarted = LiveCalls(db, engine, swarm, calls.options)
+    assert restarted.end_lost_calls() == 1
+    async with operator(gateway) as api:
+        row = (await api.get(f"/api/calls/{lost.id}")).json()
+        assert row["ended_by"] == "gateway_lost" and row["ended_at"] is not None
+        said = [
+            m["content"]
+            for m in (await api.get(f"/api/calls/{lost.id}/transcript")).json()["messages"]
+        ]
+        assert any("ibuprofen" in s.lower() for s in said)
+        assert not any("opening hours" in s for s in said)  # the next call's words
+        assert (await api.get(f"/api/calls/{elsewhere.id}")).json()["ended_at"] is None
+    assert restarted.end_lost_calls() == 0
