@@ -188,6 +188,7 @@ async function openCall(id) {
   $(".facts", main).textContent = [
     call.live ? "live now" : `${call.outcome?.replace("_", " ")}, ended by ${call.ended_by}`,
     `started ${when(call.started_at)}`,
+    call.instance ? `on ${call.instance}` : "",
     call.agents.length ? `agents: ${call.agents.join(", ")}` : "",
     call.operator ? `held by ${call.operator}` : "",
   ].filter(Boolean).join(" · ");
