@@ -45,7 +45,7 @@ test: model system-deps
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/hadolint docker/Dockerfile
+	$(BIN)/hadolint docker/Dockerfile docker/kamailio/Dockerfile
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

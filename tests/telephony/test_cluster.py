@@ -7,7 +7,6 @@ The kamailio configuration is the one docker/compose.yaml ships. The gateways ar
 from __future__ import annotations
 
 import asyncio
-import glob
 import re
 import signal
 import sys
@@ -30,7 +29,7 @@ from tests.web.console import Sse
 
 from ..conftest import ONLY_POSTGRESQL
 from .sipp import free_udp_port, scenario, sipp
-from .test_kamailio import Kamailio, ready
+from .test_kamailio import MODULES, Kamailio, running
 from .test_sipp_calls import caller_turns
 
 pytestmark = [pytest.mark.databases, ONLY_POSTGRESQL]
@@ -107,28 +106,15 @@ async def cluster(tmp_path, database_url) -> AsyncIterator[dict[str, Instance]]:
 
 @pytest.fixture
 async def dispatcher(tmp_path, cluster) -> AsyncIterator[Kamailio]:
-    [modules] = glob.glob("/usr/lib/*/kamailio/modules")
+    [modules] = MODULES
     port = free_udp_port()
     gateways = tmp_path / "gateways.list"
     gateways.write_text(
         "".join(f"1 sip:127.0.0.1:{i.sip_port} 0 0 instance={n}\n" for n, i in cluster.items())
     )
-    process = await asyncio.create_subprocess_exec(
-        "kamailio",
-        *("-f", str(CONFIG), "-DD", "-E", "-w", str(tmp_path), "-Y", str(tmp_path)),
-        *("-A", f"LISTEN=udp:127.0.0.1:{port}"),
-        *("-A", f'MODULES="{modules}"', "-A", f'GATEWAYS="{gateways}"'),
-        *("-P", str(tmp_path / "kamailio.pid")),
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    server = Kamailio(process, port)
-    try:
-        await asyncio.wait_for(ready(port), 20)
+    defines = (f"LISTEN=udp:127.0.0.1:{port}", f'MODULES="{modules}"', f'GATEWAYS="{gateways}"')
+    async with running(CONFIG, port, tmp_path, *(x for d in defines for x in ("-A", d))) as server:
         yield server
-    finally:
-        process.terminate()
-        await process.wait()
 
 
 @dataclass

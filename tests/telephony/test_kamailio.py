@@ -7,6 +7,7 @@ import glob
 import re
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -46,16 +47,16 @@ class Kamailio:
         return found[0]
 
 
-@pytest.fixture
-async def kamailio(tmp_path) -> AsyncIterator[Kamailio]:
-    [modules] = glob.glob("/usr/lib/*/kamailio/modules")
-    port = free_udp_port()
-    config = tmp_path / "kamailio.cfg"
-    config.write_text(CONFIG.read_text().replace("@PORT@", str(port)).replace("@MODULES@", modules))
+MODULES = glob.glob("/usr/lib/*/kamailio/modules")
+
+
+@asynccontextmanager
+async def running(config: Path, port: int, folder: Path, *defines: str) -> AsyncIterator[Kamailio]:
+    """kamailio in the foreground on `port`, answering SIP, until the block ends."""
     process = await asyncio.create_subprocess_exec(
         "kamailio",
-        *("-f", str(config), "-DD", "-E", "-w", str(tmp_path), "-Y", str(tmp_path)),
-        *("-P", str(tmp_path / "kamailio.pid")),
+        *("-f", str(config), "-DD", "-E", "-w", str(folder), "-Y", str(folder)),
+        *("-P", str(folder / "kamailio.pid"), *defines),
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -66,6 +67,16 @@ async def kamailio(tmp_path) -> AsyncIterator[Kamailio]:
     finally:
         process.terminate()
         await process.wait()
+
+
+@pytest.fixture
+async def kamailio(tmp_path) -> AsyncIterator[Kamailio]:
+    [modules] = MODULES
+    port = free_udp_port()
+    config = tmp_path / "kamailio.cfg"
+    config.write_text(CONFIG.read_text().replace("@PORT@", str(port)).replace("@MODULES@", modules))
+    async with running(config, port, tmp_path) as server:
+        yield server
 
 
 async def ready(port: int) -> None:
