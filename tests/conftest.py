@@ -4,6 +4,7 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -61,11 +62,11 @@ def postgres_server() -> str:
     return url
 
 
-@pytest.fixture
-def database_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> Iterator[str]:
-    """A new, empty database of `backend`, dropped after the test."""
+@contextmanager
+def fresh_database(request: pytest.FixtureRequest, backend: str, folder: Path) -> Iterator[str]:
+    """The URL of a new, empty database of `backend`, dropped afterwards."""
     if backend == "sqlite":
-        yield f"sqlite:///{tmp_path / 'callswarm.db'}"
+        yield f"sqlite:///{folder / 'callswarm.db'}"
         return
     import psycopg
 
@@ -80,6 +81,13 @@ def database_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -
         with psycopg.connect(admin, autocommit=True) as conn:
             # FORCE: a gateway a failing test left behind may still hold connections.
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def database_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> Iterator[str]:
+    """A new, empty database of `backend`, dropped after the test."""
+    with fresh_database(request, backend, tmp_path) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

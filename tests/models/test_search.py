@@ -1,11 +1,29 @@
 """Names as a speech recogniser mishears or splits them must find the right product first."""
 
+from collections.abc import Iterator
+
 import pytest
+from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from models import make_engine
+from models.catalogue import load_catalogue
 from models.search import phonetic_key, search_products
 
+from ..conftest import BACKENDS, fresh_database
+
 pytestmark = pytest.mark.databases
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def db(request: pytest.FixtureRequest, tmp_path_factory) -> Iterator[Engine]:
+    """One catalogue per database for the whole module: searching changes nothing."""
+    with fresh_database(request, request.param, tmp_path_factory.mktemp("search")) as url:
+        engine = make_engine(url)
+        load_catalogue(engine)
+        yield engine
+        engine.dispose()
+
 
 MISHEARD = [
     ("Paris at them all", "PAR500-16"),

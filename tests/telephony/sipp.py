@@ -120,7 +120,13 @@ async def sipp(
         stderr=asyncio.subprocess.STDOUT,
         cwd=scenario_file.parent,
     )
-    out, _ = await asyncio.wait_for(process.communicate(), max_seconds + 30)
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), max_seconds + 30)
+    except BaseException:  # cancelled, or out of time: no sipp is left behind
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+        raise
     errors = scenario_file.with_suffix(".errors")
     text = out.decode(errors="replace")[-3000:]
     if errors.exists():

@@ -190,8 +190,21 @@ async def phone(tts, tmp_path: Path, kamailio: Kamailio, number: str, lines: lis
     return await sipp(call, f"127.0.0.1:{kamailio.port}", **kw)
 
 
-async def test_calls_spread_over_both_gateways_and_one_console_shows_them_all(
+async def test_two_gateways_share_calls_consoles_and_conversations_and_survive_a_kill(
     cluster, dispatcher, console, tts, tmp_path, database_url
+) -> None:
+    """One test, in the order a deployment lives it: the gateways' start-up (two serve
+    processes, kamailio) is the most expensive part, paid once."""
+    await calls_spread_and_one_console_shows_them_all(
+        dispatcher, console, tts, tmp_path, database_url
+    )
+    await killing_a_gateway_mid_call_loses_no_committed_message(
+        cluster, dispatcher, console, tts, tmp_path, database_url
+    )
+
+
+async def calls_spread_and_one_console_shows_them_all(
+    dispatcher, console, tts, tmp_path, database_url
 ) -> None:
     # One caller, three calls in a row: round robin sends them a, b, a (or b, a, b).
     lines = [
@@ -227,7 +240,7 @@ async def test_calls_spread_over_both_gateways_and_one_console_shows_them_all(
     assert "Your order is 2 packs of Paracetamol" in replies[-1], replies[-1]
 
 
-async def test_killing_a_gateway_mid_call_loses_no_committed_message(
+async def killing_a_gateway_mid_call_loses_no_committed_message(
     cluster, dispatcher, console, tts, tmp_path, database_url
 ) -> None:
     # A long call: the caller speaks, hears the answer, and would speak again.

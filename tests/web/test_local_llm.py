@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from websockets.asyncio.client import connect
 
 from callswarm.app import build_services
@@ -49,5 +51,15 @@ async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_mo
             kinds = {e["kind"] for e in body["events"]}
             assert {"agent_changed", "turn"} <= kinds
             assert "sales" in voice_call["agents"]
+            # /metrics timed the embedded model's completions and the voice turn's stages.
+            await running.gateway.metrics.settled()
+            metrics = (await api.get("/metrics")).text
+            local = re.search(
+                r'^callswarm_llm_seconds_count\{completion="local",outcome="ok"\} (\S+)$',
+                metrics,
+                re.M,
+            )
+            assert local and float(local.group(1)) >= 2, metrics[-2000:]
+            assert 'callswarm_turn_stage_seconds_count{stage="voice_to_voice"} 1.0' in metrics
     finally:
         await stop(running, server, task)
