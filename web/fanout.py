@@ -56,10 +56,6 @@ class Fanout:
         self._moved = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
 
-    @property
-    def cursor(self) -> int:
-        return self._cursor
-
     def start(self) -> None:
         """From the events saved after this moment on (a blocking read, at start-up)."""
         self._cursor = self._last_id()
