@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
 import pytest
+from sqlalchemy.engine import Engine as SqlEngine
 from sqlmodel import Session, select
 
-from models import MessageRow, SessionRow, SqlSessionStore, ThreadRow, make_engine, sqlite_url
+from models import MessageRow, SessionRow, SqlSessionStore, ThreadRow, make_engine
 from swarm import USER, Engine, ErrorOccurred, Rule, ScriptedBackend, ToolContext
 
 from ..swarm.helpers import NoArgs
@@ -13,9 +14,22 @@ from ..swarm.helpers import NoArgs
 pytestmark = pytest.mark.databases
 
 
-def build(db_path: Path, store=None) -> Engine:
-    db = make_engine(sqlite_url(db_path))
-    engine = Engine(store=store or SqlSessionStore(db))
+@pytest.fixture
+def databases(database_url) -> Iterator[Callable[..., SqlEngine]]:
+    """Opens engines on the test's database, as separate processes would; closes them all."""
+    opened: list[SqlEngine] = []
+
+    def open_one(*, migrate: bool = True) -> SqlEngine:
+        opened.append(make_engine(database_url, migrate=migrate))
+        return opened[-1]
+
+    yield open_one
+    for engine in opened:
+        engine.dispose()
+
+
+def build(databases: Callable[..., SqlEngine], store=None) -> Engine:
+    engine = Engine(store=store or SqlSessionStore(databases()))
     engine.add_completion(
         "s",
         ScriptedBackend(
@@ -47,10 +61,9 @@ def build(db_path: Path, store=None) -> Engine:
 
 
 async def test_a_session_resumes_after_a_restart_with_history_agent_stack_and_threads(
-    tmp_path,
+    databases,
 ) -> None:
-    path = tmp_path / "callswarm.db"
-    first = build(path)
+    first = build(databases)
     s = first.session("+15550001", "shop")
     await s.complete("ask them")
     await s.complete("I want to buy")
@@ -58,8 +71,8 @@ async def test_a_session_resumes_after_a_restart_with_history_agent_stack_and_th
     threads_before = await s.threads()
     await first.aclose()
 
-    # A new process: new engine, new database connection, same file.
-    second = build(path)
+    # A new process: new engine, new database connection, same database.
+    second = build(databases)
     resumed = second.session("+15550001", "shop")
     assert await resumed.get_agent_name() == "sales"
     assert await resumed.get_navigation_stack() == ("triage",)
@@ -75,13 +88,12 @@ async def test_a_session_resumes_after_a_restart_with_history_agent_stack_and_th
     assert (await resumed.get_raw_history())[-1].seq == before[-1].seq + 2
 
 
-async def test_each_message_is_in_the_database_when_its_turn_returns(tmp_path) -> None:
-    path = tmp_path / "db.sqlite"
-    engine = build(path)
+async def test_each_message_is_in_the_database_when_its_turn_returns(databases) -> None:
+    engine = build(databases)
     s = engine.session("c", "shop")
     await s.complete("hello")
     # Read through a separate engine, as another process would.
-    with Session(make_engine(sqlite_url(path), migrate=False)) as db:
+    with Session(databases(migrate=False)) as db:
         rows = db.exec(select(MessageRow).order_by(MessageRow.seq)).all()
         assert [(r.seq, r.role, r.content) for r in rows] == [
             (1, "user", "hello"),
@@ -90,12 +102,11 @@ async def test_each_message_is_in_the_database_when_its_turn_returns(tmp_path) -
         assert db.get(SessionRow, "c").active_agent == "triage"
 
 
-async def test_threads_and_tool_calls_are_stored(tmp_path) -> None:
-    path = tmp_path / "db.sqlite"
-    engine = build(path)
+async def test_threads_and_tool_calls_are_stored(databases) -> None:
+    engine = build(databases)
     s = engine.session("c", "shop")
     await s.complete("ask")
-    with Session(make_engine(sqlite_url(path), migrate=False)) as db:
+    with Session(databases(migrate=False)) as db:
         thread = db.exec(select(ThreadRow)).one()
         assert (thread.sender, thread.recipient) == ("triage", "sales")
         call = db.exec(select(MessageRow).where(MessageRow.role == "assistant")).first()
@@ -133,10 +144,9 @@ class Hiccup:
             raise ConnectionError("database went away")
 
 
-async def test_a_short_database_hiccup_is_retried_transparently(tmp_path) -> None:
-    path = tmp_path / "db.sqlite"
-    store = Hiccup(SqlSessionStore(make_engine(sqlite_url(path))), failures=0)
-    engine = build(path, store)
+async def test_a_short_database_hiccup_is_retried_transparently(databases) -> None:
+    store = Hiccup(SqlSessionStore(databases()), failures=0)
+    engine = build(databases, store)
     s = engine.session("c", "shop")
     await s.complete("first")
     store.failures = 2  # fewer than the writer's attempts
@@ -151,10 +161,9 @@ async def test_a_short_database_hiccup_is_retried_transparently(tmp_path) -> Non
     ]
 
 
-async def test_a_long_outage_keeps_the_session_alive_and_loses_nothing(tmp_path) -> None:
-    path = tmp_path / "db.sqlite"
-    store = Hiccup(SqlSessionStore(make_engine(sqlite_url(path))), failures=0)
-    engine = build(path, store)
+async def test_a_long_outage_keeps_the_session_alive_and_loses_nothing(databases) -> None:
+    store = Hiccup(SqlSessionStore(databases()), failures=0)
+    engine = build(databases, store)
     s = engine.session("c", "shop")
     await s.complete("first")
     store.failures = 1000

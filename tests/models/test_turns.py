@@ -17,8 +17,8 @@ pytestmark = pytest.mark.databases
 
 
 @pytest.fixture
-def db(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'turns.db'}")
+def db(database_url):
+    engine = make_engine(database_url)
     with Session(engine) as s:
         s.add(SessionRow(client_id="a", swarm="pharmacy", active_agent="triage"))
         s.add(SessionRow(client_id="b", swarm="pharmacy", active_agent="triage"))
