@@ -14,6 +14,8 @@ from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
 
 REPO = Path(__file__).resolve().parent.parent
+# Read before `clean_environ` hides every CALLSWARM_ variable from the tests.
+POSTGRES_URL = os.environ.get("CALLSWARM_TEST_POSTGRES_URL")
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +51,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 def postgres_server() -> str:
     """A PostgreSQL server's URL: `make test` starts one (scripts/test-postgres) and
     exports it; a bare `pytest` starts the same one itself."""
-    url = os.environ.get("CALLSWARM_TEST_POSTGRES_URL")
+    url = POSTGRES_URL
     if not url:
         started = subprocess.run(
             [str(REPO / "scripts" / "test-postgres"), "start"],
