@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# llama-cpp-python compiles llama.cpp; use both cores.
+# llama-cpp-python compiles llama.cpp; use both cores. Its multimodal library (mtmd,
+# for image models) is not used by callswarm: skipping it takes the build from 465 s
+# to 359 s here (pip wheel, one run each).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
+export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 # Debian packages the tests use: espeak-ng speaks the synthetic callers, chromium runs
 # the browser tests, sip-tester (sipp) places the phone calls, kamailio proxies them
 # (and spreads them over two gateways), postgresql's server runs the database tests.
