@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -55,12 +58,27 @@ async def fresh_services(
             await services.aclose()
 
 
+async def start_watcher(script: str, *args: str) -> asyncio.subprocess.Process:
+    """A benchmark's SSE watchers, in their own process (`script --watch ARGS`) so their
+    parsing does not share the gateway's loop; returns once the process prints "ready"."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, script, "--watch", *args, stdout=asyncio.subprocess.PIPE
+    )
+    assert process.stdout is not None
+    assert (await process.stdout.readline()).strip() == b"ready"
+    return process
+
+
+async def watcher_result(process: asyncio.subprocess.Process) -> Any:
+    """What the watchers' process printed last, as JSON, once it has finished."""
+    out, _ = await asyncio.wait_for(process.communicate(), 300)
+    return json.loads(out.decode().strip().splitlines()[-1])
+
+
 @asynccontextmanager
 async def serving(gateway: Gateway) -> AsyncIterator[str]:
     """The gateway under uvicorn on a free loopback port; yields its ws:// URL, then stops
     in `serve`'s order (event streams, uvicorn, the journal)."""
-    import asyncio
-
     import uvicorn
 
     sock = listen("127.0.0.1", 0)

@@ -27,7 +27,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -37,7 +36,7 @@ from pathlib import Path
 
 import httpx
 import psycopg
-from _harness import REPO, pct, serving
+from _harness import REPO, pct, serving, start_watcher, watcher_result
 from console_load import caller
 from sqlalchemy.engine import make_url
 
@@ -113,22 +112,16 @@ async def one_run(database: str, gateways: int, callers: int, turns: int, run: i
             gateway = make_gateway(services)
             urls.append(await stack.enter_async_context(serving(gateway)))
             token = gateway.auth.token or ""
-        watcher = await asyncio.create_subprocess_exec(
-            sys.executable,
-            __file__,
-            *("--watch", urls[0].replace("ws://", "http://"), token, str(callers)),
-            stdout=asyncio.subprocess.PIPE,
+        watcher = await start_watcher(
+            __file__, urls[0].replace("ws://", "http://"), token, str(callers)
         )
-        assert watcher.stdout is not None
-        assert (await watcher.stdout.readline()).strip() == b"ready"
         results = await asyncio.gather(
             *(
                 caller(urls[k % gateways], f"{NAMES[k % gateways]}-{run}-{k}", turns)
                 for k in range(callers)
             )
         )
-        out, _ = await asyncio.wait_for(watcher.communicate(), 300)
-        return [t for r in results for t in r], json.loads(out.decode().splitlines()[-1])
+        return [t for r in results for t in r], await watcher_result(watcher)
 
 
 async def main(callers: int, turns: int, runs: int) -> None:

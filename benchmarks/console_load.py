@@ -16,14 +16,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
 
 import httpx
-from _harness import pct, serving
+from _harness import pct, serving, start_watcher, watcher_result
 from websockets.asyncio.client import connect
 
 from callswarm.app import build_services
@@ -86,22 +85,14 @@ async def one_run(url: str, token: str, callers: int, turns: int, watchers: int,
     """Turn times, the watchers' lags, and the seconds the callers took."""
     process = None
     if watchers:
-        # Watchers in their own process: their parsing does not share the gateway's loop.
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            __file__,
-            *("--watch", url.replace("ws://", "http://"), token, str(watchers), str(callers)),
-            stdout=asyncio.subprocess.PIPE,
-        )
-        assert process.stdout is not None
-        assert (await process.stdout.readline()).strip() == b"ready"
+        http = url.replace("ws://", "http://")
+        process = await start_watcher(__file__, http, token, str(watchers), str(callers))
     started = time.perf_counter()
     results = await asyncio.gather(*(caller(url, f"web-{run}-{k}", turns) for k in range(callers)))
     elapsed = time.perf_counter() - started
     lags: list[float] = []
     if process is not None:
-        out, _ = await asyncio.wait_for(process.communicate(), 300)
-        lags = json.loads(out.decode().strip().splitlines()[-1])
+        lags = await watcher_result(process)
     return [t for r in results for t in r], lags, elapsed
 
 

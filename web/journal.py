@@ -242,9 +242,8 @@ class Journal:
             if self.fanout is not None:
                 write_in_order(db.connection())
             db.add_all(rows)
-            db.flush()
             if self.fanout is not None:
-                announce(db.connection())
+                announce(db.connection())  # delivered at commit, wherever it stands in it
             db.commit()
             return [Entry.of(row) for row in rows]
 
