@@ -72,6 +72,9 @@ def make_gateway(
     journal.start()
     metrics = Metrics(calls, engine)
     metrics.start()
+    # The timing hooks, all wired here. Histograms are thread-safe: Whisper and Piper
+    # report from their worker threads.
+    engine.on_completion = metrics.completion
     if stt is not None and tts is not None:
         stt.on_decode, tts.on_synthesis = metrics.stt.observe, metrics.tts.observe
 

@@ -111,10 +111,9 @@ class Metrics:
         self._subscription = engine.bus.subscribe(10_000)
         self._task: asyncio.Task[None] | None = None
         self._idle = asyncio.Event()
-        # Histograms are thread-safe: Whisper and Piper report from their worker threads.
-        engine.on_completion = self.completion
 
     def completion(self, timing: CompletionTiming) -> None:
+        """For `Engine.on_completion`."""
         outcome = "ok" if timing.ok else "failed"
         self.llm.labels(timing.completion, outcome).observe(timing.seconds)
 
