@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+
 import numpy as np
 import pytest
 from sqlmodel import Session as DbSession
@@ -18,6 +21,7 @@ from voice.events import (
     TurnMetricsEvent,
 )
 from voice.frames import AudioFrame
+from voice.resample import resample
 from voice.session import VoiceSession
 
 from .speech import frames, piper, silence
@@ -65,3 +69,59 @@ async def test_a_caller_wav_gets_a_spoken_reply_that_says_the_reply_text(
         await voice.close()
     finally:
         await services.aclose()
+
+
+class WatchedTTS:
+    """The real Piper, noting which pieces were asked for urgently and how long each is."""
+
+    def __init__(self, tts) -> None:
+        self.tts = tts
+        self.sample_rate = tts.sample_rate
+        self.asked: list[tuple[str, bool]] = []
+        self.frames: list[int] = []  # 20 ms frames of each piece, at the session's 16 kHz
+
+    async def synthesize(self, text: str, *, urgent: bool = False) -> bytes:
+        self.asked.append((text, urgent))
+        pcm = await self.tts.synthesize(text, urgent=urgent)
+        self.frames.append(-(-len(resample(pcm, self.sample_rate, 16000)) // 640))
+        return pcm
+
+
+class PausingResponder:
+    """Says a long first part, then waits to be told to say the rest."""
+
+    def __init__(self) -> None:
+        self.go_on = asyncio.Event()
+
+    async def reply(self, text: str) -> AsyncIterator[str]:
+        yield "We have three options for a headache, all in stock today. "
+        yield "Aspirin costs 2 dollars 49 for a pack of 32 tablets. "
+        await self.go_on.wait()
+        yield "Anything else?"
+
+    async def interrupted(self, spoken: str) -> None:
+        raise AssertionError("nothing interrupts this reply")
+
+
+async def test_pieces_are_urgent_only_while_the_player_has_little_ahead(stt, tts) -> None:
+    watched, responder = WatchedTTS(tts), PausingResponder()
+    voice = VoiceSession("c", responder, stt=stt, tts=watched, realtime=True)  # type: ignore[arg-type]
+    for chunk in frames(silence(0.5) + piper(tts, "I need something for a headache.") + silence(1)):
+        await voice.push(AudioFrame(chunk, 16000))
+    events: list = []
+    sent = 0
+    # The first part is three pieces (the first clause, the rest of its sentence, the
+    # second sentence); once every frame of them is sent, the player has nothing ahead.
+    while len(watched.asked) < 3 or sent < sum(watched.frames):
+        await next_of(voice, ReplyAudioEvent, events)
+        sent += 1
+    responder.go_on.set()
+    await next_of(voice, ReplyDoneEvent, events)
+
+    urgent = [flag for _text, flag in watched.asked]
+    # The first clause is urgent; those behind it, with seconds of audio ahead, are
+    # plain; the last, asked for once the player had run dry, is urgent again.
+    assert urgent[0] and urgent[-1]
+    assert not any(urgent[1:-1]) and len(urgent) >= 4
+    assert watched.asked[-1][0] == "Anything else?"
+    await voice.close()
