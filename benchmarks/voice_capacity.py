@@ -48,15 +48,16 @@ async def caller(voice: VoiceSession, audio: bytes, delay: float) -> tuple[float
         await asyncio.sleep(max(0.0, start + i / 32000 - time.monotonic()))
         await voice.push(AudioFrame(audio[i : i + 640].ljust(640, b"\0"), 16000))
     last_frame, worst_gap = None, 0.0
-    while True:
-        event = await asyncio.wait_for(voice.events.get(), timeout=300)
-        if isinstance(event, ReplyAudioEvent):
-            now = time.monotonic()
-            if last_frame is not None:
-                worst_gap = max(worst_gap, now - last_frame - 0.020)
-            last_frame = now
-        elif isinstance(event, TurnMetricsEvent):
-            return event.metrics.voice_to_voice_s or float("nan"), worst_gap
+    async with asyncio.timeout(300):  # one deadline per turn, not a task per event
+        while True:
+            event = await voice.events.get()
+            if isinstance(event, ReplyAudioEvent):
+                now = time.monotonic()
+                if last_frame is not None:
+                    worst_gap = max(worst_gap, now - last_frame - 0.020)
+                last_frame = now
+            elif isinstance(event, TurnMetricsEvent):
+                return event.metrics.voice_to_voice_s or float("nan"), worst_gap
 
 
 async def main(

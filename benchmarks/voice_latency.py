@@ -1,12 +1,17 @@
 """Voice-to-voice latency per stage, fed in real time like a caller.
 
     .venv/bin/python benchmarks/voice_latency.py [--turns 20] [--provider scripted|local|both]
+                                                [--say "other words"]
 
 The caller is the 4.35 s utterance of issue 4 ("Hello, I would like to buy two
 boxes of paracetamol for my fever, please."), spoken by Piper and streamed in
 20 ms frames on the wall clock, followed by silence. Voice to voice runs from
 the last voiced sample in to the first reply audio out. CPU is process time per
 turn (all threads).
+
+The reference utterance is plain shopping, which the agents' routers answer in
+code without asking the model (agents/routing.py). `--say` takes other words, such
+as a question only the model can answer ("Have you got anything for hay fever?").
 """
 
 from __future__ import annotations
@@ -61,10 +66,11 @@ async def one_provider(
             for i in range(0, len(caller), 640):  # 20 ms frames, paced like a live caller
                 await asyncio.sleep(max(0.0, start + i / 32000 - time.monotonic()))
                 await voice.push(AudioFrame(caller[i : i + 640].ljust(640, b"\0"), 16000))
-            while not isinstance(
-                event := await asyncio.wait_for(voice.events.get(), 120), TurnMetricsEvent
-            ):
-                pass  # every event of the turn; its metrics come last
+            # One deadline for the whole turn, read like the gateway reads its events: a
+            # wait_for per event would start a task per frame and bill it to the turn.
+            async with asyncio.timeout(120):
+                while not isinstance(event := await voice.events.get(), TurnMetricsEvent):
+                    pass  # every event of the turn; its metrics come last
             rows["cpu_s"].append(time.process_time() - cpu)
             rows["loop_cpu_s"].append(time.thread_time() - loop_cpu)
             await recorder.record(event)
@@ -78,9 +84,9 @@ async def one_provider(
     }
 
 
-async def main(turns: int, providers: list[str]) -> None:
+async def main(turns: int, providers: list[str], words: str) -> None:
     tts = PiperTTS(bundled_voice(), deterministic=True)
-    caller = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 16000
+    caller = resample(tts.synthesize_sync(words), tts.sample_rate, 16000) + b"\0\0" * 16000
     db = make_engine("sqlite:///:memory:")
     load_catalogue(db)
     with Session(db) as s:
@@ -90,7 +96,8 @@ async def main(turns: int, providers: list[str]) -> None:
     stt.warm_up()
     tts.warm_up()
     print(
-        f"caller: {len(caller) / 32000 - 1:.2f} s of speech + 1 s silence; {turns} turns per provider"
+        f"caller: {words!r}, {len(caller) / 32000 - 1:.2f} s of speech + 1 s silence; "
+        f"{turns} turns per provider"
     )
     print(f"{'provider':<9} {'stage':<17} {'p50':>7} {'p95':>7}")
     for provider in providers:
@@ -104,6 +111,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--provider", choices=["scripted", "local", "both"], default="both")
+    parser.add_argument("--say", default=UTTERANCE, help="the caller's words")
     options = parser.parse_args()
     chosen = ["scripted", "local"] if options.provider == "both" else [options.provider]
-    asyncio.run(main(options.turns, chosen))
+    asyncio.run(main(options.turns, chosen, options.say))
