@@ -27,6 +27,7 @@ from typing import Any
 
 from swarm._completion import CompletionArgs, CompletionChunk, TextDelta
 from swarm._messages import AssistantMessage
+from swarm.backends.llama_sampling import check_grammar_second
 from swarm.errors import CompletionError
 
 log = logging.getLogger("swarm.local")
@@ -125,6 +126,7 @@ class LlamaCppBackend:
             self.model_path.name,
             (time.perf_counter() - started) * 1000,
         )
+        check_grammar_second(llama)
         self._instances[agent] = llama
         return llama
 
