@@ -1,7 +1,7 @@
 """Voice-to-voice latency per stage, fed in real time like a caller.
 
     .venv/bin/python benchmarks/voice_latency.py [--turns 20] [--provider scripted|local|both]
-                                                [--say "other words"]
+                                                [--say "words" --say "other words" ...]
 
 The caller is the 4.35 s utterance of issue 4 ("Hello, I would like to buy two
 boxes of paracetamol for my fever, please."), spoken by Piper and streamed in
@@ -10,8 +10,10 @@ the last voiced sample in to the first reply audio out. CPU is process time per
 turn (all threads).
 
 The reference utterance is plain shopping, which the agents' routers answer in
-code without asking the model (agents/routing.py). `--say` takes other words, such
-as a question only the model can answer ("Have you got anything for hay fever?").
+code without asking the model (agents/routing.py). `--say` (repeatable) takes other
+words, such as questions only the model can answer; turns take them in turn. Give
+several: llama.cpp keeps the previous call's tokens, and the same words every turn
+would find the whole prompt already read.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, p
 
 
 async def one_provider(
-    provider: str, turns: int, stt: WhisperSTT, tts: PiperTTS, caller: bytes
+    provider: str, turns: int, stt: WhisperSTT, tts: PiperTTS, callers: list[bytes]
 ) -> dict:
     rows: dict[str, list[float]] = {"cpu_s": [], "loop_cpu_s": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -63,6 +65,7 @@ async def one_provider(
             tts.clear_cache()  # each turn pays for its own speech: the worst case
             cpu, loop_cpu = time.process_time(), time.thread_time()
             start = time.monotonic()
+            caller = callers[n % len(callers)]
             for i in range(0, len(caller), 640):  # 20 ms frames, paced like a live caller
                 await asyncio.sleep(max(0.0, start + i / 32000 - time.monotonic()))
                 await voice.push(AudioFrame(caller[i : i + 640].ljust(640, b"\0"), 16000))
@@ -84,9 +87,12 @@ async def one_provider(
     }
 
 
-async def main(turns: int, providers: list[str], words: str) -> None:
+async def main(turns: int, providers: list[str], lines: list[str]) -> None:
     tts = PiperTTS(bundled_voice(), deterministic=True)
-    caller = resample(tts.synthesize_sync(words), tts.sample_rate, 16000) + b"\0\0" * 16000
+    callers = [
+        resample(tts.synthesize_sync(words), tts.sample_rate, 16000) + b"\0\0" * 16000
+        for words in lines
+    ]
     db = make_engine("sqlite:///:memory:")
     load_catalogue(db)
     with Session(db) as s:
@@ -96,12 +102,15 @@ async def main(turns: int, providers: list[str], words: str) -> None:
     stt.warm_up()
     tts.warm_up()
     print(
-        f"caller: {words!r}, {len(caller) / 32000 - 1:.2f} s of speech + 1 s silence; "
-        f"{turns} turns per provider"
+        "callers: "
+        + "; ".join(
+            f"{w!r} ({len(c) / 32000 - 1:.2f} s)" for w, c in zip(lines, callers, strict=True)
+        )
+        + f", each then 1 s of silence; {turns} turns per provider"
     )
     print(f"{'provider':<9} {'stage':<17} {'p50':>7} {'p95':>7}")
     for provider in providers:
-        rows = await one_provider(provider, turns, stt, tts, caller)
+        rows = await one_provider(provider, turns, stt, tts, callers)
         for stage, (p50, p95) in rows.items():
             if p50 is not None:
                 print(f"{provider:<9} {stage:<17} {p50:>6.2f}s {p95:>6.2f}s")
@@ -111,7 +120,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--provider", choices=["scripted", "local", "both"], default="both")
-    parser.add_argument("--say", default=UTTERANCE, help="the caller's words")
+    parser.add_argument("--say", action="append", help="the caller's words (repeatable)")
     options = parser.parse_args()
     chosen = ["scripted", "local"] if options.provider == "both" else [options.provider]
-    asyncio.run(main(options.turns, chosen, options.say))
+    asyncio.run(main(options.turns, chosen, options.say or [UTTERANCE]))
