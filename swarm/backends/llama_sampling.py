@@ -83,15 +83,15 @@ def _init_sampler(llama: Any, original: Callable[..., Any], **params: Any) -> An
     grammar = params.get("grammar")
     if grammar is None or params.get("temp") != 0.0 or params.get("logits_processor"):
         return original(**params)
+    import llama_cpp
     from llama_cpp._internals import LlamaSampler
 
     chain = LlamaSampler()
     second = GrammarSecond(llama._model.vocab, grammar._grammar, grammar._root)
-    ctypes_api = second._llama_cpp
-    ctypes_api.llama_sampler_chain_add(chain.sampler, ctypes.pointer(second.sampler))
+    llama_cpp.llama_sampler_chain_add(chain.sampler, ctypes.pointer(second.sampler))
     # LlamaSampler takes custom samplers out of the chain before freeing it, and keeps
     # them alive as long as the chain.
-    chain.custom_samplers.append((ctypes_api.llama_sampler_chain_n(chain.sampler) - 1, second))
+    chain.custom_samplers.append((llama_cpp.llama_sampler_chain_n(chain.sampler) - 1, second))
     chain.add_greedy()
     return chain
 
