@@ -21,6 +21,25 @@ from swarm import Engine, Session, SwarmEvent  # noqa: E402
 from web import Gateway, create_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
+# Issue 4's reference caller: the utterance every voice benchmark speaks.
+UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
+
+
+def gateway_vocabulary() -> list[str]:
+    """The catalogue's words, as the gateway biases recognition (its real prompt length)."""
+    from sqlmodel import Session as DbSession
+
+    from models import make_engine
+    from models.catalogue import load_catalogue
+    from models.search import catalogue_vocabulary
+
+    db = make_engine("sqlite:///:memory:")
+    try:
+        load_catalogue(db)
+        with DbSession(db) as s:
+            return catalogue_vocabulary(s)
+    finally:
+        db.dispose()
 
 
 def pct(values: list[float], q: float) -> float:

@@ -16,18 +16,13 @@ import os
 import statistics
 import time
 
-from _harness import pct
-from sqlmodel import Session
+from _harness import UTTERANCE, gateway_vocabulary, pct
 from threadpoolctl import threadpool_limits
 
-from models import make_engine
-from models.catalogue import load_catalogue
-from models.search import catalogue_vocabulary
 from voice.resample import resample
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
 
-UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 REPLY = [
     "I've added 2 packs of Paracetamol,",
     "at 2 dollars 99 each.",
@@ -50,11 +45,7 @@ def cpu_of(call, repeat: int) -> tuple[float, float, float]:
 def main(repeat: int) -> None:
     tts = PiperTTS(bundled_voice(), deterministic=True, cache_bytes=0)
     caller = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000)
-    db = make_engine("sqlite:///:memory:")
-    load_catalogue(db)
-    with Session(db) as s:
-        vocabulary = catalogue_vocabulary(s)
-    db.dispose()
+    vocabulary = gateway_vocabulary()
     stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary)  # sets BLAS to one thread
     stt.warm_up()
     spoken = sum(len(tts.synthesize_sync(piece)) for piece in REPLY) / 2 / tts.sample_rate

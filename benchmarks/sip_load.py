@@ -31,7 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from _harness import REPO, pct
+from _harness import REPO, UTTERANCE, pct
 from sqlmodel import Session, select
 
 from callswarm.app import open_database
@@ -48,8 +48,6 @@ from tests.telephony.sipp import (
     stream,
 )
 from voice.tts import PiperTTS, bundled_voice
-
-UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 
 
 class Capture(threading.Thread):

@@ -21,23 +21,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from _harness import pct
-from sqlmodel import Session
+from _harness import UTTERANCE, gateway_vocabulary, pct
 
 from callswarm.app import build_services
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder
-from models import make_engine
-from models.catalogue import load_catalogue
-from models.search import catalogue_vocabulary
 from voice.events import ReplyAudioEvent, TurnMetricsEvent
 from voice.frames import AudioFrame
 from voice.resample import resample
 from voice.session import VoiceSession
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
-
-UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 
 
 async def caller(voice: VoiceSession, audio: bytes, delay: float) -> tuple[float, float]:
@@ -65,11 +59,7 @@ async def main(
 ) -> None:
     # No sentence cache: every caller says the same, and each must pay for its own reply.
     tts = PiperTTS(bundled_voice(), deterministic=True, workers=tts_workers, cache_bytes=0)
-    db = make_engine("sqlite:///:memory:")
-    load_catalogue(db)
-    with Session(db) as s:
-        vocabulary = catalogue_vocabulary(s)  # the gateway's prompt length, not a toy one
-    db.dispose()
+    vocabulary = gateway_vocabulary()
     stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary, workers=workers, threads=threads)
     stt.warm_up()
     audio = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 16000

@@ -25,16 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from _harness import REPO, pct
+from _harness import REPO, UTTERANCE, gateway_vocabulary, pct
 from sqlmodel import Session
 
 from callswarm.app import build_services
 from callswarm.bundled import QWEN_05B, ensure_model
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder
-from models import make_engine
-from models.catalogue import load_catalogue
-from models.search import catalogue_vocabulary
 from models.turns import latency_summary
 from voice.events import TurnMetricsEvent
 from voice.frames import AudioFrame
@@ -42,8 +39,6 @@ from voice.resample import resample
 from voice.session import VoiceSession
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
-
-UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 
 
 async def one_provider(
@@ -93,11 +88,7 @@ async def main(turns: int, providers: list[str], lines: list[str]) -> None:
         resample(tts.synthesize_sync(words), tts.sample_rate, 16000) + b"\0\0" * 16000
         for words in lines
     ]
-    db = make_engine("sqlite:///:memory:")
-    load_catalogue(db)
-    with Session(db) as s:
-        vocabulary = catalogue_vocabulary(s)  # as the gateway biases recognition
-    db.dispose()
+    vocabulary = gateway_vocabulary()
     stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary)
     stt.warm_up()
     tts.warm_up()

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _harness import pct, serving
+from _harness import UTTERANCE, pct, serving
 from sqlmodel import Session
 from websockets.asyncio.client import connect
 
@@ -32,8 +32,6 @@ from models.search import catalogue_vocabulary
 from voice.resample import resample
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
-
-UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 
 
 async def one_caller(url: str, client_id: str, audio: bytes, delay: float) -> float:
