@@ -90,7 +90,8 @@ class _Turn:
         self.current: tuple[str, float] | None = None  # sentence, fraction played
         self.replying = False
         self._first_piece = True
-        self.ahead_s = 0.0  # reply audio synthesised and not yet sent to the caller
+        self.synthesized_s = 0.0  # seconds of reply audio synthesised
+        self.sent_s = 0.0  # seconds of it sent to the caller
         self.first_token: float | None = None
         self.first_audio: float | None = None
         self.transcribed: float | None = None
@@ -166,17 +167,16 @@ class _Turn:
         # Urgent for the first piece, and whenever the player is about to run dry: a
         # short first sentence ("Done.") otherwise ends before the next is ready, and
         # the caller hears the gap. Otherwise plain, which costs less CPU per turn.
-        urgent = first or self.ahead_s < URGENT_BELOW_S
+        urgent = first or self.synthesized_s - self.sent_s < URGENT_BELOW_S
         pcm = await tts.synthesize(for_speech(sentence), urgent=urgent)
         pcm = resample(pcm, tts.sample_rate, self.voice.output_rate)
-        self.ahead_s += len(pcm) / 2 / self.voice.output_rate
+        self.synthesized_s += len(pcm) / 2 / self.voice.output_rate
         return sentence, pcm
 
     async def _play(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
         voice = self.voice
         step = voice.output_rate * voice.frame_ms // 1000 * 2
         started = voice.clock()
-        sent = 0.0  # seconds of audio sent
         while (item := await queue.get()) is not None:
             sentence, pcm = item
             voice._emit(
@@ -187,12 +187,13 @@ class _Turn:
                 if voice.realtime:
                     # Stay at most `lead_s` ahead of the caller's ear, so a barge-in
                     # leaves little queued audio to drop.
-                    due = started + sent - voice.lead_s
+                    due = started + self.sent_s - voice.lead_s
                     delay = due - voice.clock()
                     if delay > 0:
                         await asyncio.sleep(delay)
-                    if sent == 0.0 or voice.clock() - started > sent + 0.5:
-                        started = voice.clock() - sent  # re-anchor after a gap (waiting on TTS)
+                    if self.sent_s == 0.0 or voice.clock() - started > self.sent_s + 0.5:
+                        # Re-anchor after a gap (waiting on TTS).
+                        started = voice.clock() - self.sent_s
                 chunk = pcm[offset : offset + step]
                 if len(chunk) < step:
                     chunk += b"\x00" * (step - len(chunk))
@@ -204,8 +205,7 @@ class _Turn:
                 voice._emit(
                     ReplyAudioEvent(session_id=voice.session_id, time=frame.timestamp, frame=frame)
                 )
-                sent += voice.frame_ms / 1000
-                self.ahead_s = max(0.0, self.ahead_s - voice.frame_ms / 1000)
+                self.sent_s += voice.frame_ms / 1000
                 self.current = (sentence, min(1.0, (offset + step) / len(pcm)))
             self.played.append(sentence)
             self.current = None
