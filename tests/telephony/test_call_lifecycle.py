@@ -34,7 +34,7 @@ def voiced_packets(stream: Stream) -> int:
 
 
 def ulaw(tts, text: str) -> bytes:
-    return pcm16_to_ulaw(resample(piper(tts, text) + silence(0.8), 16000, 8000))
+    return pcm16_to_ulaw(resample(piper(text) + silence(0.8), 16000, 8000))
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ def caller_turns(tts, tmp_path, codec: str, lines: list[str], listen_s: float = 
     of `listen_s` for the answer."""
     actions = pause(GREETING_S)
     for n, line in enumerate(lines):
-        pcm = piper(tts, line) + silence(0.3)
+        pcm = piper(line) + silence(0.3)
         path = g711_file(tmp_path / f"line-{n}.g711", pcm, 16000, codec)
         actions += stream(path, codec) + pause(len(pcm) / 32000 + listen_s)
     return actions

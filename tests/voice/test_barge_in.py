@@ -57,11 +57,11 @@ async def test_speech_over_a_reply_stops_it_cancels_pending_work_and_keeps_only_
 ) -> None:
     responder = SlowResponder(finish=False)
     voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
-    await push(voice, silence(0.5) + piper(tts, "I need something for a headache.") + silence(0.8))
+    await push(voice, silence(0.5) + piper("I need something for a headache.") + silence(0.8))
     seen: list = []
     await next_of(voice, ReplyAudioEvent, seen)  # the reply is playing
 
-    await push(voice, piper(tts, "Wait, stop, I want ibuprofen.") + silence(0.8))
+    await push(voice, piper("Wait, stop, I want ibuprofen.") + silence(0.8))
     interrupted = await next_of(voice, InterruptedEvent, seen)
     after: list = []
     transcript = await next_of(voice, TranscriptEvent, after)
@@ -86,7 +86,7 @@ async def test_speech_over_a_reply_stops_it_cancels_pending_work_and_keeps_only_
 async def test_a_cough_during_a_reply_does_not_interrupt_it(stt, tts) -> None:
     responder = SlowResponder(finish=True)
     voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
-    await push(voice, silence(0.5) + piper(tts, "I need something for a headache.") + silence(0.8))
+    await push(voice, silence(0.5) + piper("I need something for a headache.") + silence(0.8))
     seen: list = []
     await next_of(voice, ReplyAudioEvent, seen)
 

@@ -35,7 +35,7 @@ async def test_a_caller_wav_gets_a_spoken_reply_that_says_the_reply_text(
     try:
         session = services.engine.session("+15550123", services.swarm)
         voice = VoiceSession("+15550123", SwarmResponder(session), stt=stt, tts=tts, realtime=False)
-        caller = silence(0.5) + piper(tts, "Do you have any ibuprofen?") + silence(1.0)
+        caller = silence(0.5) + piper("Do you have any ibuprofen?") + silence(1.0)
         for chunk in frames(caller):
             await voice.push(AudioFrame(chunk, 16000))
         events: list = []
@@ -106,7 +106,7 @@ class PausingResponder:
 async def test_pieces_are_urgent_only_while_the_player_has_little_ahead(stt, tts) -> None:
     watched, responder = WatchedTTS(tts), PausingResponder()
     voice = VoiceSession("c", responder, stt=stt, tts=watched, realtime=True)  # type: ignore[arg-type]
-    for chunk in frames(silence(0.5) + piper(tts, "I need something for a headache.") + silence(1)):
+    for chunk in frames(silence(0.5) + piper("I need something for a headache.") + silence(1)):
         await voice.push(AudioFrame(chunk, 16000))
     events: list = []
     sent = 0

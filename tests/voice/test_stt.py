@@ -45,7 +45,7 @@ def test_what_is_heard_finds_the_right_product(stt, tts, catalogue) -> None:
     right, wrong, missed = [], [], []
     for phrase, name in PHRASES:
         for voice in VOICES:
-            audio = piper(tts, phrase) if voice == "piper" else espeak(phrase, voice)
+            audio = piper(phrase) if voice == "piper" else espeak(phrase, voice)
             result = stt.transcribe_sync(mix(silence(0.3) + audio + silence(0.3), noise_level=100))
             assert 0.0 < result.confidence <= 1.0
             assert result.audio_s > 1.0
@@ -63,7 +63,7 @@ def test_what_is_heard_finds_the_right_product(stt, tts, catalogue) -> None:
 
 
 def test_the_transcript_is_the_same_for_the_same_audio(stt, tts) -> None:
-    audio = piper(tts, "Do you have any cetirizine tablets?")
+    audio = piper("Do you have any cetirizine tablets?")
     assert stt.transcribe_sync(audio).text == stt.transcribe_sync(audio).text
 
 
@@ -95,7 +95,7 @@ def test_a_fitted_window_hears_what_the_full_window_hears(tts) -> None:
 
     full = WhisperSTT(bundled_whisper(), vocabulary=VOCABULARY, context="full", workers=1)
     fitted = WhisperSTT(bundled_whisper(), vocabulary=VOCABULARY, context="fit", workers=1)
-    audio = piper(tts, "Hello, I would like to buy two boxes of paracetamol for my fever, please.")
+    audio = piper("Hello, I would like to buy two boxes of paracetamol for my fever, please.")
     heard = fitted.transcribe_sync(audio)
     assert heard.text == full.transcribe_sync(audio).text
     assert "paracetamol" in heard.text.lower()
@@ -117,7 +117,7 @@ def test_a_looping_decode_is_recognised_for_a_full_window_retry(text, looping) -
 
 
 def test_a_long_utterance_near_the_30_s_window_still_decodes(stt, tts) -> None:
-    sentence = piper(tts, "I would like two boxes of paracetamol please.")
+    sentence = piper("I would like two boxes of paracetamol please.")
     long = (sentence + silence(0.5)) * (int(28.5 * 32000) // len(sentence + silence(0.5)) + 1)
     long = long[: int(28.5 * 32000)]  # 28.5 s: fitted, and the silence pad would reach 31 s
     heard = stt.transcribe_sync(long)

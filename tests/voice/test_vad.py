@@ -23,7 +23,7 @@ def ended(events: list) -> list[SpeechEnded]:
 
 @pytest.mark.parametrize("voice", ["piper", "en-us", "en-gb+f3", "en-us+m5"])
 def test_two_utterances_between_silences_are_two_turns(tts, voice: str) -> None:
-    say = (lambda t: piper(tts, t)) if voice == "piper" else (lambda t: espeak(t, voice))
+    say = (lambda t: piper(t)) if voice == "piper" else (lambda t: espeak(t, voice))
     first, second = say("Hello, I need some paracetamol."), say("Two boxes please.")
     audio = mix(silence(0.8) + first + silence(1.2) + second + silence(1.0), noise_level=150)
     turns = ended(run(audio))
@@ -35,7 +35,7 @@ def test_two_utterances_between_silences_are_two_turns(tts, voice: str) -> None:
 
 def test_a_400_ms_pause_mid_sentence_does_not_end_the_turn(tts) -> None:
     # Piper pads its speech with silence: trim it, so the pause is exactly 400 ms.
-    first, rest = trim(piper(tts, "I would like")), trim(piper(tts, "two boxes of ibuprofen."))
+    first, rest = trim(piper("I would like")), trim(piper("two boxes of ibuprofen."))
     assert len(ended(run(silence(0.5) + first + silence(0.4) + rest + silence(1.0)))) == 1
     # The same sentence with a real stop in it is two turns: the test can fail.
     assert len(ended(run(silence(0.5) + first + silence(0.9) + rest + silence(1.0)))) == 2
@@ -50,7 +50,7 @@ def test_a_cough_or_a_click_never_starts_a_turn() -> None:
 def test_speech_start_is_reported_at_the_first_voiced_frame_and_end_after_the_stop_silence(
     tts,
 ) -> None:
-    speech = piper(tts, "Hello there.")
+    speech = piper("Hello there.")
     events = run(silence(1.0) + speech + silence(1.0))
     start = next(e for e in events if isinstance(e, SpeechStarted))
     end = ended(events)[0]
@@ -59,7 +59,7 @@ def test_speech_start_is_reported_at_the_first_voiced_frame_and_end_after_the_st
 
 
 def test_a_long_monologue_is_cut_at_the_maximum_utterance(tts) -> None:
-    speech = piper(tts, "I am going to keep talking about many products for quite a while now.")
+    speech = piper("I am going to keep talking about many products for quite a while now.")
     turns = ended(run(speech + speech + silence(0.6), VadConfig(max_utterance_s=3.0)))
     assert turns and turns[0].duration == pytest.approx(3.0, abs=0.05)
 
@@ -67,7 +67,7 @@ def test_a_long_monologue_is_cut_at_the_maximum_utterance(tts) -> None:
 def test_a_pause_offers_the_utterance_so_far_and_voice_withdraws_it(tts) -> None:
     from voice.vad import SpeechPaused, SpeechResumed
 
-    first, rest = trim(piper(tts, "I would like")), trim(piper(tts, "two boxes of ibuprofen."))
+    first, rest = trim(piper("I would like")), trim(piper("two boxes of ibuprofen."))
     events = run(silence(0.5) + first + silence(0.3) + rest + silence(1.0))
     kinds = [type(e).__name__ for e in events]
     assert kinds == [

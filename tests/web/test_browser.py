@@ -84,7 +84,7 @@ async def test_an_order_placed_by_voice_through_the_page(gateway, tts, tmp_path)
 
         states = []
         for n, line in enumerate(lines):
-            pcm = silence(0.4) + piper(tts, line) + silence(0.3)
+            pcm = silence(0.4) + piper(line) + silence(0.3)
             wav = tmp_path / f"caller-{n}.wav"
             write_wav(wav, pcm, 16000)
             states.append(
@@ -110,7 +110,7 @@ async def test_an_order_placed_by_voice_through_the_page(gateway, tts, tmp_path)
 
 
 async def test_touch_hold_and_a_blocked_microphone(gateway, tts, tmp_path) -> None:
-    pcm = silence(0.4) + piper(tts, "Do you have any ibuprofen?") + silence(0.3)
+    pcm = silence(0.4) + piper("Do you have any ibuprofen?") + silence(0.3)
     wav = tmp_path / "touch.wav"
     write_wav(wav, pcm, 16000)
     async with async_playwright() as p:

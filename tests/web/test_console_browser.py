@@ -22,7 +22,7 @@ WORDS = "Hello, this is Sam, the pharmacist. I will put some aside for you."
 async def test_a_web_call_live_in_the_console_with_an_operator_takeover(
     gateway, tts, tmp_path
 ) -> None:
-    pcm = silence(0.4) + piper(tts, "Do you have any ibuprofen?") + silence(0.3)
+    pcm = silence(0.4) + piper("Do you have any ibuprofen?") + silence(0.3)
     wav = tmp_path / "caller.wav"
     write_wav(wav, pcm, 16000)
     async with async_playwright() as p:

@@ -28,7 +28,7 @@ async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_mo
         async with caller(running.ws, "web-local") as ws:
             c = Caller(ws)
             await c.greeted()
-            await c.speak(piper(tts, "Do you have any ibuprofen?") + silence(0.2))
+            await c.speak(piper("Do you have any ibuprofen?") + silence(0.2))
             assert "ibuprofen" in (await c.until("transcript"))["text"].lower()
             done = await c.until("reply_done", within=300)
             assert "ibuprofen" in done["text"].lower()

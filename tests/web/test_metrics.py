@@ -45,7 +45,7 @@ async def test_a_voice_call_shows_in_the_gauges_histograms_and_timers(gateway, t
         assert during[("callswarm_active_calls", (("channel", "web"),))] == 1
         assert during[("callswarm_active_calls", (("channel", "sip"),))] == 0
         assert during[("callswarm_active_sessions", ())] == 1
-        await c.speak(silence(0.3) + piper(tts, "Do you have any ibuprofen?") + silence(0.2))
+        await c.speak(silence(0.3) + piper("Do you have any ibuprofen?") + silence(0.2))
         await c.until("turn_metrics")
     await call_ended(gateway, "web-metrics", listener)
     after = await scrape(gateway)

@@ -51,7 +51,7 @@ async def test_a_spoken_turn_gets_transcript_reply_audio_and_stored_metrics(
     async with caller(gateway.ws, "web-turn") as ws:
         c = Caller(ws)
         await c.greeted()
-        await c.speak(silence(0.3) + piper(tts, "Do you have any ibuprofen?") + silence(0.2))
+        await c.speak(silence(0.3) + piper("Do you have any ibuprofen?") + silence(0.2))
         transcript = await c.until("transcript")
         assert "ibuprofen" in transcript["text"].lower()
         done = await c.until("reply_done")
@@ -107,7 +107,7 @@ async def test_bad_audio_gets_an_error_and_the_session_goes_on(gateway, tts) -> 
         assert (await c.until("error"))["code"] == "too_large"
         # Still a working session: a real turn goes through.
         await c.until("reply_done")  # the greeting
-        await c.speak(piper(tts, "What are your opening hours?") + silence(0.2))
+        await c.speak(piper("What are your opening hours?") + silence(0.2))
         assert "open" in (await c.until("reply_done"))["text"].lower()
 
 
@@ -122,7 +122,7 @@ async def test_a_wrong_sample_rate_is_refused_and_a_right_one_at_8k_works(gatewa
         await c.send({"type": "start", "sample_rate": 8000})
         await c.until("started")
         await c.until("reply_done")
-        speech = resample(piper(tts, "Do you have any ibuprofen?"), 16000, 8000)
+        speech = resample(piper("Do you have any ibuprofen?"), 16000, 8000)
         await c.speak(speech, rate=8000)
         # Telephone-band audio: the words arrive, the spelling of a drug name may not
         # ("Ibupurlphin" once); the rate handling is what this tests.
@@ -134,7 +134,7 @@ async def test_reconnecting_resumes_the_session_and_its_history(gateway, tts) ->
     async with caller(gateway.ws, "web-resume") as ws:
         c = Caller(ws)
         await c.greeted()
-        await c.speak(piper(tts, "Do you have any ibuprofen?") + silence(0.2))
+        await c.speak(piper("Do you have any ibuprofen?") + silence(0.2))
         said = (await c.until("transcript"))["text"]
         reply = (await c.until("reply_done"))["text"]
     async with caller(gateway.ws, "web-resume") as ws:
@@ -153,7 +153,7 @@ async def test_a_disconnect_mid_turn_loses_no_committed_message(gateway, tts) ->
     async with caller(gateway.ws, "web-drop") as ws:
         c = Caller(ws)
         await c.greeted()
-        await c.speak(piper(tts, "I would like two boxes of paracetamol please.") + silence(0.2))
+        await c.speak(piper("I would like two boxes of paracetamol please.") + silence(0.2))
         said = (await c.until("transcript"))["text"]
         await c.until("reply_text")  # the reply has started playing: hang up now
     await call_ended(gateway, "web-drop", listener)
@@ -208,7 +208,7 @@ async def test_interrupt_stops_the_reply_and_the_history_keeps_only_what_was_hea
     async with caller(gateway.ws, "web-interrupt") as ws:
         c = Caller(ws)
         await c.greeted()
-        await c.speak(piper(tts, "Do you have any ibuprofen?") + silence(0.2))
+        await c.speak(piper("Do you have any ibuprofen?") + silence(0.2))
         first = await c.until("reply_text")
         await c.until_audio(48000)  # 1.5 s of its ~3.5 s have been played
         await c.send({"type": "interrupt"})  # the caller pressed talk while it spoke

@@ -36,7 +36,7 @@ async def test_an_operator_takes_over_a_voice_call_speaks_and_hands_back(
             await events.until("takeover", operator="sam")
 
             # Held: the caller's words reach the operator, and no agent answers them.
-            await c.speak(piper(tts, "Is my prescription ready?") + silence(0.2))
+            await c.speak(piper("Is my prescription ready?") + silence(0.2))
             assert "prescription" in (await c.until("transcript"))["text"].lower()
             assert (await c.until("reply_done"))["text"] == ""
             said = await events.until("user_message")
@@ -55,7 +55,7 @@ async def test_an_operator_takes_over_a_voice_call_speaks_and_hands_back(
 
             back = await api.post(f"/api/calls/{call['id']}/handback")
             assert back.status_code == 200 and back.json()["operator"] is None
-            await c.speak(piper(tts, "Do you have any ibuprofen?") + silence(0.2))
+            await c.speak(piper("Do you have any ibuprofen?") + silence(0.2))
             assert "Ibuprofen" in (await c.until("reply_done"))["text"]
 
         twice = await api.post(f"/api/calls/{call['id']}/say", json={"text": "hello"})
