@@ -2,7 +2,6 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
 # llama-cpp-python compiles llama.cpp; use both cores. Its multimodal library (mtmd,
 # for image models) is not used by callswarm: skipping it takes the build from 465 s
 # to 359 s here (pip wheel, one run each).
@@ -11,6 +10,9 @@ export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 # AMX matrix kernels segfaulted in the first decode here (ggml_backend_amx_mul_mat,
 # 2026-12-01); AVX-512 serves the same Q4 model, so AMX is left out of the build.
 export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF "-DCMAKE_C_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" "-DCMAKE_CXX_FLAGS=-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+# The venv is stamped with the llama.cpp build's key (scripts/llama-wheel): new build
+# flags, or a machine handed back on another CPU, reinstall it.
+STAMP  := $(VENV)/.installed-$(shell CMAKE_ARGS='$(CMAKE_ARGS)' scripts/llama-wheel --key)
 # Debian packages the tests use: espeak-ng speaks the synthetic callers, chromium runs
 # the browser tests, sip-tester (sipp) places the phone calls, kamailio proxies them
 # (and spreads them over two gateways), postgresql's server runs the database tests.
@@ -18,10 +20,13 @@ SYSTEM_PACKAGES := espeak-ng chromium sip-tester kamailio postgresql
 
 .PHONY: run test install model system-deps lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml scripts/llama-wheel
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+	wheel=$$(scripts/llama-wheel --build $(BIN)/pip) && \
+	  $(BIN)/pip install --quiet --force-reinstall --no-deps "$$wheel"
 	$(BIN)/pip install --quiet -e '.[dev,local,voice,sip]'
+	rm -f $(VENV)/.installed*
 	touch $(STAMP)
 
 system-deps:
