@@ -200,6 +200,8 @@ async def peer(folder: Path, turns: int, compute_type: str) -> None:
     print(f"heard: {heard[-1]!r}")
     print(f"{'stage':<17} {'p50':>7} {'p95':>7}")
     for stage, values in rows.items():
+        # _harness.pct's nearest rank, restated: _harness imports callswarm, which the
+        # peer's venv does not have.
         ordered = sorted(values)
         p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
         print(f"{stage:<17} {statistics.median(values):>6.2f}s {p95:>6.2f}s")
