@@ -14,6 +14,7 @@ from sqlmodel import Session as DbSession
 from agents.tools.navigation import TRANSFER_TOOL
 from callswarm import __version__
 from callswarm.app import Services, build_services
+from callswarm.heap import settle_heap, unsettle_heap
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks, turn_sink
 from models.search import catalogue_vocabulary
@@ -170,6 +171,7 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         if gateway is not None:
             await gateway.aclose()  # the last calls' events are saved
         await services.aclose()
+        unsettle_heap()  # for a process that goes on without the gateway
         log.info("gateway_stopped")
 
     try:
@@ -177,6 +179,7 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         engines = voice_engines(services) if settings.voice else (None, None)
         gateway = make_gateway(services, engines)
         app = create_app(gateway)
+        settle_heap()  # before the first caller: collector pauses are gaps in their audio
         sock = listen(settings.host, settings.port)
         host, port = sock.getsockname()[:2]
         config = uvicorn.Config(app, log_config=None, lifespan="off", ws_max_size=1 << 20)

@@ -32,8 +32,7 @@ async def test_a_phone_call_on_the_embedded_model(capture, stt, tts, tmp_path, b
         assert run.returncode == 0, run.output
         [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     finally:
-        await phone.endpoint.stop()
-        await phone.services.aclose()
+        await phone.stop()
     assert "ibuprofen" in summary.transcripts[0].lower()
     greeting, reply = summary.replies
     assert "ibuprofen" in reply.lower()
@@ -87,6 +86,9 @@ async def test_serve_sip_answers_calls_beside_the_web_and_stops_on_ctrl_c(
     assert process.returncode == 0, err
     assert "Traceback" not in err
     assert "call_ended" in err and "sip_stopped" in err and "gateway_stopped" in err
+    # Out of the collector's way before the first caller, and the caller heard no gap.
+    assert "heap_settled" in err.split("sip_started")[0]
+    assert re.search(r"call_ended .* underruns=0 ", err), err
     # What the caller said is in the gateway's database; what it said back was heard.
     db = open_database(Settings(data_dir=tmp_path))
     try:
