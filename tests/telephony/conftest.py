@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from callswarm.app import Services, build_services
+from callswarm.heap import settle_heap, unsettle_heap
 from callswarm.serve import live_calls, sip_endpoint
 from callswarm.settings import Settings
 from telephony import SipConfig, SipEndpoint
@@ -27,6 +28,11 @@ class Phone:
     def target(self) -> str:
         return f"{self.config.host}:{self.config.port}"
 
+    async def stop(self) -> None:
+        await self.endpoint.stop()
+        await self.services.aclose()
+        unsettle_heap()
+
 
 async def start_phone(tmp_path, stt, tts, settings: Settings | None = None, **config) -> Phone:
     settings = settings or Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None)
@@ -36,6 +42,7 @@ async def start_phone(tmp_path, stt, tts, settings: Settings | None = None, **co
     calls = live_calls(services)
     endpoint = sip_endpoint(services, (stt, tts), sip, calls)
     await endpoint.start()
+    settle_heap()  # as `callswarm serve` does before its first caller
     return Phone(services, endpoint, sip, calls)
 
 
@@ -45,8 +52,7 @@ async def phone(tmp_path, stt, tts) -> AsyncIterator[Phone]:
     try:
         yield running
     finally:
-        await running.endpoint.stop()
-        await running.services.aclose()
+        await running.stop()
 
 
 @pytest.fixture

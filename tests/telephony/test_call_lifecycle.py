@@ -105,8 +105,7 @@ async def test_calls_over_the_limit_hear_busy_here(capture, peer, stt, tts, tmp_
         third = await connect(peer, capture, phone.target, "+15550142")  # a line is free
         await asyncio.wait_for(third.bye(), 5)
     finally:
-        await phone.endpoint.stop()
-        await phone.services.aclose()
+        await phone.stop()
 
 
 async def test_malformed_sip_sdp_and_rtp_leave_the_call_in_progress_alone(
@@ -179,8 +178,7 @@ async def test_a_database_hiccup_when_answering_does_not_drop_the_call(
         await asyncio.wait_for(call.bye(), 5)
         [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     finally:
-        await phone.endpoint.stop()
-        await phone.services.aclose()
+        await phone.stop()
     assert "ibuprofen" in summary.transcripts[0].lower()
     history = said_in_db(phone.services.db, "+15550190")
     assert any(m.startswith("user: ") and "ibuprofen" in m.lower() for m in history)

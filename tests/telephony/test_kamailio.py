@@ -118,8 +118,7 @@ async def test_a_call_through_kamailio_as_registrar_and_proxy(
         assert run.returncode == 0, run.output
         [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     finally:
-        await phone.endpoint.stop()
-        await phone.services.aclose()
+        await phone.stop()
     # The INVITE and the BYE both went through kamailio, and so did the answers.
     await asyncio.wait_for(kamailio.logged(r"relaying INVITE for sip:pharmacy@127\.0\.0\.1"), 5)
     await asyncio.wait_for(kamailio.logged(r"relaying BYE"), 5)
