@@ -25,6 +25,7 @@ import threading
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -130,8 +131,11 @@ class WhisperSTT:
             cpu_threads=threads,
             num_workers=workers,
         )
-        # CTranslate2 runs up to `workers` decodes at once; more callers wait their turn.
-        self._slots = threading.BoundedSemaphore(workers)
+        # CTranslate2 runs up to `workers` decodes at once; more callers wait their turn,
+        # in this engine's own queue: waiting in asyncio's shared threads would hold the
+        # ones the database and Piper need (six on two cores).
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="whisper")
+        self._slots = threading.BoundedSemaphore(workers)  # for callers of transcribe_sync
         self.beam_size = beam_size
         self.context = context
         self.hotwords = ", ".join(vocabulary) if vocabulary else None
@@ -216,7 +220,8 @@ class WhisperSTT:
         return text, float(np.mean([s.avg_logprob for s in parts])) if parts else -10.0
 
     async def transcribe(self, pcm16: bytes, sample_rate: int = RATE) -> Transcript:
-        return await asyncio.to_thread(self.transcribe_sync, pcm16, sample_rate)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, self.transcribe_sync, pcm16, sample_rate)
 
     def warm_up(self) -> None:
         self.transcribe_sync(b"\x00\x00" * RATE)

@@ -9,6 +9,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 
@@ -69,7 +70,9 @@ class PiperTTS:
         self._cache_lock = threading.Lock()
         self.cache_hits = 0
         # onnxruntime sessions may run concurrently; `workers` bounds how many at once.
-        self._slots = threading.BoundedSemaphore(workers)
+        # Pieces wait in this engine's own queue, not in asyncio's shared threads.
+        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="piper")
+        self._slots = threading.BoundedSemaphore(workers)  # for callers of synthesize_sync
         # Told each synthesis' seconds, cache hits aside (the gateway's metrics); from a
         # worker thread.
         self.on_synthesis: Callable[[float], None] | None = None
@@ -111,7 +114,10 @@ class PiperTTS:
             self._cache_bytes = 0
 
     async def synthesize(self, text: str, *, urgent: bool = False) -> bytes:
-        return await asyncio.to_thread(partial(self.synthesize_sync, text, urgent=urgent))
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(
+            self._pool, partial(self.synthesize_sync, text, urgent=urgent)
+        )
 
     def warm_up(self) -> None:
         self.synthesize_sync("Hello.")

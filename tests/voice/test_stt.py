@@ -7,6 +7,8 @@ such as "momprazole").
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from sqlmodel import Session
 
@@ -123,3 +125,18 @@ def test_a_long_utterance_near_the_30_s_window_still_decodes(stt, tts) -> None:
     heard = stt.transcribe_sync(long)
     assert "paracetamol" in heard.text.lower()
     assert heard.audio_s == pytest.approx(28.5)
+
+
+async def test_queued_speech_work_leaves_the_shared_threads_free(stt, tts) -> None:
+    """Many callers' decodes and syntheses queue in the engines' own threads: a database
+    write (the swarm's store runs in asyncio's shared threads) need not wait for them."""
+    audio = piper("Do you have any ibuprofen?")
+    loop = asyncio.get_running_loop()
+    tts.clear_cache()
+    speech = [loop.create_task(stt.transcribe(audio)) for _ in range(6)]
+    speech += [loop.create_task(tts.synthesize(f"Order {n} is on its way.")) for n in range(6)]
+    await asyncio.sleep(0)  # one pass of the loop: each task hands its work to a thread
+    await asyncio.to_thread(lambda: None)
+    finished = sum(task.done() for task in speech)
+    await asyncio.gather(*speech)
+    assert finished == 0
