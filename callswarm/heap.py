@@ -3,8 +3,8 @@
 A full collection walks every object the collector tracks, and the event loop stands
 still while it runs. Once the models, SQLAlchemy, pydantic and the app are loaded that
 walk is long, and a pause longer than the audio queued ahead of a caller's ear (0.2 s
-on a phone line) is a gap the caller hears: in the test suite's process, full
-collections took 0.2-0.6 s (docs/performance.md, "Collector pauses").
+on a phone line) is a gap the caller hears: ~0.17-0.19 s in a started gateway, and
+0.2-0.9 s in the test suite's bigger process (docs/performance.md, "Collector pauses").
 
 What is alive once the gateway has started lives as long as the process, so it is moved
 out of the collections (`gc.freeze()`); later collections walk only what calls create.

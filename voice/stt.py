@@ -132,8 +132,8 @@ class WhisperSTT:
             num_workers=workers,
         )
         # CTranslate2 runs up to `workers` decodes at once; more callers wait their turn,
-        # in this engine's own queue: waiting in asyncio's shared threads would hold the
-        # ones the database and Piper need (six on two cores).
+        # in this engine's own queue: waiting in asyncio's shared threads (six on two
+        # cores) would hold the ones the swarm's database writes need.
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="whisper")
         self._slots = threading.BoundedSemaphore(workers)  # for callers of transcribe_sync
         self.beam_size = beam_size
