@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from agents import availability, prompts
 from agents.deps import Pharmacy
 from agents.routing import sales_router, triage_router
+from agents.screen import pharmacy_fallback, pharmacy_screen
 from agents.tools import catalogue, navigation, orders
 from agents.tools.navigation import SALES, TRIAGE
 from agents.tools.spoken import spoken
@@ -29,6 +30,12 @@ TOOLS = {
         "Add packs of a product to the caller's order.",
         orders.AddToOrder,
         spoken(orders.add_to_order),
+    ),
+    "change_quantity": (
+        "Change how many packs of a product in the order: the new total the caller said.",
+        orders.ChangeQuantity,
+        spoken(orders.change_quantity),
+        availability.order_in_progress,
     ),
     "remove_from_order": (
         "Take a product out of the caller's order.",
@@ -83,6 +90,7 @@ TRIAGE_TOOLS = ("navigate_to_sales", navigation.TRANSFER_TOOL)
 SALES_TOOLS = (
     "search_products",
     "add_to_order",
+    "change_quantity",
     "remove_from_order",
     "read_back_order",
     "confirm_order",
@@ -104,8 +112,12 @@ def build_pharmacy(
     completions: Mapping[str, str],
     *,
     detailed_tools: bool = False,
+    routers: bool = True,
 ) -> str:
-    """Register the agency on `engine`; `completions` names the completion of each agent."""
+    """Register the agency on `engine`; `completions` names the completion of each agent.
+
+    `routers=False` leaves out every rule of code before the models (the routers and the
+    screen, safety included): only the bench uses it, to measure a model alone."""
     engine.deps = pharmacy
     for name, (description, parameters, call, *available) in TOOLS.items():
         engine.add_tool(name, description, parameters, call, *available)
@@ -118,7 +130,7 @@ def build_pharmacy(
         keep_messages=12,
         description="Greets callers, answers questions, routes them.",
         reminder=prompts.REMINDER,
-        router=triage_router,
+        router=triage_router if routers else None,
     )
     engine.add_agent(
         SALES,
@@ -128,7 +140,7 @@ def build_pharmacy(
         keep_messages=16,
         description="Searches the catalogue and takes orders.",
         reminder=prompts.REMINDER,
-        router=sales_router,
+        router=sales_router if routers else None,
     )
     engine.add_swarm(
         SWARM,
@@ -136,6 +148,8 @@ def build_pharmacy(
         TRIAGE,
         mission=prompts.mission(shop),
         communication=[(USER, TRIAGE), (USER, SALES)],
+        screen=pharmacy_screen if routers else None,
+        fallback=pharmacy_fallback,
     )
     engine.validate()
     return SWARM

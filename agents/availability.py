@@ -11,6 +11,8 @@ from sqlmodel import Session as Db
 
 from agents.deps import Pharmacy
 from agents.guards import ELSEWHERE_WORDS, PERSON_WORDS
+from agents.safety import accepts_person
+from agents.screen import asks_for_person, offered_person
 from models import orders
 from models.search import content_words
 from swarm import Session
@@ -21,7 +23,13 @@ async def _said(session: Session) -> str:
 
 
 async def caller_asked_for_person(session: Session, agent: str) -> bool:
-    return bool(PERSON_WORDS.search(await _said(session)))
+    """Asked for one, or said yes when a person was offered (after a safety answer, or
+    when the agents could not answer in time)."""
+    said = await _said(session)
+    if PERSON_WORDS.search(said) or asks_for_person(said):
+        return True
+    last = await session.get_last_assistant_message() or ""
+    return offered_person(last) and accepts_person(said)
 
 
 async def caller_wants_something(session: Session, agent: str) -> bool:

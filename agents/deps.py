@@ -10,6 +10,7 @@ from typing import TypeVar
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from agents.safety import SafetyLines
 from swarm import ToolContext
 
 T = TypeVar("T")
@@ -21,6 +22,7 @@ class ShopInfo:
     address: str = "12 River Street, next to the post office"
     hours: str = "Monday to Saturday 8 am to 8 pm, and Sunday 10 am to 4 pm"
     currency: str = "USD"
+    safety: SafetyLines = SafetyLines()
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine as Database
 from agents.agency import build_pharmacy
 from agents.deps import Pharmacy, ShopInfo
 from agents.prompts import greeting
+from agents.safety import SafetyLines
 from agents.scripted import pharmacy_script
 from agents.tools.navigation import SALES, TRIAGE
 from callswarm.bundled import QWEN_05B, ensure_model
@@ -59,6 +60,7 @@ def shop_info(settings: Settings) -> ShopInfo:
         address=settings.shop_address,
         hours=settings.shop_hours,
         currency=settings.currency,
+        safety=SafetyLines(settings.emergency_number, settings.crisis_line),
     )
 
 
@@ -92,12 +94,16 @@ def open_database(settings: Settings) -> Database:
     return db
 
 
-def build_services(settings: Settings, *, provider: Provider | None = None) -> Services:
+def build_services(
+    settings: Settings, *, provider: Provider | None = None, routers: bool = True
+) -> Services:
     db = open_database(settings)
     engine = Engine(
         store=SqlSessionStore(db),
         completion_timeout=settings.completion_timeout,
         max_nested=settings.max_nested_calls,
+        max_model_calls=settings.turn_model_calls,
+        turn_deadline=settings.turn_deadline,
         idle_timeout=settings.idle_timeout,
     )
     default = provider or settings.provider
@@ -114,6 +120,7 @@ def build_services(settings: Settings, *, provider: Provider | None = None) -> S
         Pharmacy(db, shop_info(settings)),
         chosen,
         detailed_tools=chosen[SALES] in hosted,
+        routers=routers,
     )
     return Services(
         settings=settings,

@@ -213,6 +213,20 @@ def bench(
         ),
     ] = 1,
     scenarios: Annotated[str, typer.Option(help="Scenario names (shell pattern).")] = "*",
+    which: Annotated[
+        str,
+        typer.Option(
+            "--set",
+            help="daily (the bundled set), heldout (kept out of the daily loop), or all.",
+        ),
+    ] = "daily",
+    routers: Annotated[
+        bool,
+        typer.Option(
+            "--routers/--no-routers",
+            help="--no-routers measures the model alone: no routers, no screen, no safety layer.",
+        ),
+    ] = True,
     out: Annotated[Path, typer.Option(help="Where the JSON and HTML reports go.")] = Path(
         "bench-results"
     ),
@@ -240,7 +254,9 @@ def bench(
     settings = _settings(config, **overrides)
     configure_logging("ERROR", settings.log_format)  # the bar and the table are the output
     try:
-        result = asyncio.run(run(settings, scenarios, repeat, out))
+        if which not in ("daily", "heldout", "all"):
+            raise ScenarioError(f"--set is daily, heldout or all, not {which!r}")
+        result = asyncio.run(run(settings, scenarios, repeat, out, which=which, routers=routers))
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     agent_providers: dict[str, Provider] = Field(default_factory=dict)
     completion_timeout: float = Field(default=120.0, gt=0)
     max_nested_calls: int = Field(default=20, ge=1)
+    turn_model_calls: int = Field(
+        default=3, ge=1, description="Model calls one caller turn may make; then code answers."
+    )
+    turn_deadline: float = Field(
+        default=6.0, gt=0, description="Seconds a caller waits for the models; then code answers."
+    )
     idle_timeout: float | None = Field(default=1800.0, gt=0)
 
     ollama_host: str = "http://127.0.0.1:11434"
@@ -90,6 +96,8 @@ class Settings(BaseSettings):
     shop_address: str = "12 River Street, next to the post office"
     shop_hours: str = "Monday to Saturday 8 am to 8 pm, and Sunday 10 am to 4 pm"
     currency: Literal["USD", "EUR", "GBP"] = "USD"
+    emergency_number: str = Field(default="911", description="Said to a caller in an emergency.")
+    crisis_line: str = Field(default="988", description="Said to a caller at risk of self-harm.")
 
     @property
     def resolved_instance(self) -> str:

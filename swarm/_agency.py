@@ -136,7 +136,9 @@ async def talk(session: Session, runner: Runner, sender: str, recipient: str, te
     # The recipient's words go back to the sender, never to the caller: a child turn
     # that shares only the step budget.
     parent = runner.turn
-    child = Turn(entered=set(), max_steps=parent.max_steps, steps=parent.steps)
+    child = Turn(
+        entered=set(), max_steps=parent.max_steps, steps=parent.steps, budget=parent.budget
+    )
     try:
         await Runner(session, conversation, child).run()
     finally:

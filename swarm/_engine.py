@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
@@ -24,16 +25,19 @@ from swarm._registry import (
     DEFAULT_PLACEHOLDER,
     DEFAULT_RESCUE,
     AgentSpec,
+    Fallback,
     IsAvailable,
     Registry,
     RescueStep,
     RoutedCall,
+    Screen,
     SwarmSpec,
     ToolCall,
     ToolSpec,
     as_tuple,
     unique,
 )
+from swarm._runner import Budget
 from swarm._session import Session
 from swarm._store import MemoryStore, SessionStore
 from swarm.errors import ConfigurationError
@@ -52,6 +56,8 @@ class Engine:
         deps: Any = None,
         completion_timeout: float = 120.0,
         max_nested: int = 20,
+        max_model_calls: int | None = None,
+        turn_deadline: float | None = None,
         argument_retries: int = 1,
         idle_timeout: float | None = None,
         on_completion: Callable[[CompletionTiming], None] | None = None,
@@ -64,6 +70,9 @@ class Engine:
         self.deps = deps
         self.completion_timeout = completion_timeout
         self.max_nested = max_nested
+        # A caller waits on every turn: past these, the swarm's fallback answers in code.
+        self.max_model_calls = max_model_calls
+        self.turn_deadline = turn_deadline
         self.argument_retries = argument_retries
         self.idle_timeout = idle_timeout
         self.rescue_counts: Counter[str] = Counter()
@@ -136,6 +145,8 @@ class Engine:
         *,
         mission: str = "",
         communication: Sequence[tuple[str, str]] = (),
+        screen: Screen | None = None,
+        fallback: Fallback | None = None,
     ) -> str:
         unique("swarm", name, self.registry.swarms)
         self.registry.swarms[name] = SwarmSpec(
@@ -144,11 +155,17 @@ class Engine:
             default_agent=default_agent,
             mission=mission,
             communication=tuple((s, r) for s, r in communication),
+            screen=screen,
+            fallback=fallback,
         )
         return name
 
     def validate(self) -> None:
         self.registry.validate()
+
+    def new_budget(self) -> Budget:
+        deadline = None if self.turn_deadline is None else time.monotonic() + self.turn_deadline
+        return Budget(max_model_calls=self.max_model_calls, deadline=deadline)
 
     def prefix_args(self, swarm_name: str, agent_name: str) -> CompletionArgs:
         """What every call of an agent starts with (system prompt and tools), to warm caches."""

@@ -19,6 +19,12 @@ ToolCall = Callable[["ToolContext", Any], Awaitable[Any]]
 # (session, agent_name): may read the session's history to offer a tool only when it can apply.
 IsAvailable = Callable[["Session", str], bool | Awaitable[bool]]
 RescueStep = Literal["recomplete", "flush"] | Callable[..., Awaitable[str | None]]
+# Code's look at the caller's words before any agent's router or model, whichever agent
+# holds the caller: a business's rules that no model may override (safety, consent).
+Screen = Callable[["Session", str], Awaitable["RoutedCall | RoutedReply | None"]]
+# What code says when a turn has used its model calls or its time: words from facts,
+# a clarifying question, or the offer of a person, never a model's guess.
+Fallback = Callable[["Session", str], Awaitable[str]]
 
 USER = "user"  # the caller's pseudo-agent in a communication graph
 DEFAULT_RESCUE: tuple[RescueStep, ...] = ("recomplete", "flush")
@@ -103,6 +109,8 @@ class SwarmSpec:
     mission: str = ""
     # Directed edges (sender, recipient); USER as sender marks whom the caller may address.
     communication: tuple[tuple[str, str], ...] = ()
+    screen: Screen | None = None
+    fallback: Fallback | None = None
 
     def may_talk(self, sender: str, recipient: str) -> bool:
         return (sender, recipient) in self.communication

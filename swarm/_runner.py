@@ -11,6 +11,7 @@ import asyncio
 import inspect
 import itertools
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -43,7 +44,9 @@ class Problem(StrEnum):
     XML_LEAK = "xml_leak"
     TOOL_NAME_LEAK = "tool_name_leak"
     COMPLETION_ERROR = "completion_error"
+    INTERNAL_LEAK = "internal_leak"
     RECURSION = "recursion_limit"
+    BUDGET = "turn_budget"
 
 
 _CORRECTIONS = {
@@ -54,7 +57,44 @@ _CORRECTIONS = {
     Problem.XML_LEAK: "Your reply contained markup tags. Speak to the caller in plain words only.",
     Problem.TOOL_NAME_LEAK: "Never name tools to the caller. Call the tool, or answer in plain words.",
     Problem.COMPLETION_ERROR: "Answer the caller briefly.",
+    Problem.INTERNAL_LEAK: "Answer the caller's last words in plain words.",
 }
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def echoes(reply: str, internal: list[str], span: int = 6) -> bool:
+    """Whether a reply repeats `span` words in a row of text meant for the model only.
+
+    Measured: a small model, told "You called a tool that does not exist", said that
+    sentence to the caller. Six words in a row rarely agree by chance."""
+    said = " ".join(_words(reply))
+    for text in internal:
+        words = _words(text)
+        for i in range(max(0, len(words) - span + 1)):
+            if " ".join(words[i : i + span]) in said:
+                return True
+    return False
+
+
+@dataclass
+class Budget:
+    """What one caller turn may spend on models, shared by its threads between agents."""
+
+    max_model_calls: int | None = None
+    deadline: float | None = None  # time.monotonic() by which the caller must hear an answer
+    model_calls: int = 0
+
+    def remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    @property
+    def spent(self) -> bool:
+        left = self.remaining()
+        calls = self.max_model_calls is not None and self.model_calls >= self.max_model_calls
+        return calls or (left is not None and left <= 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +126,8 @@ class Turn:
     cancelled: bool = False
     argument_failures: Counter[str] = field(default_factory=Counter)
     routed: set[str] = field(default_factory=set)  # agents whose router has had its look
+    budget: Budget = field(default_factory=Budget)
+    screened: bool = False
 
     @property
     def output(self) -> str:
@@ -158,11 +200,23 @@ class Runner:
         if self.turn.steps > self.turn.max_steps:
             raise RecursionLimitExceeded(self.turn.max_steps)
         guard = SpeechGuard(self.session.registry.tools)
-        routed = self._route(agent)
+        routed = await self._screen(agent) or self._route(agent)
+        if routed is None and self.turn.budget.spent:
+            await self._fall_back(agent)
+            return None
         try:
             reply = routed or await self._complete(agent, guard, correction=None)
-        except CompletionError as exc:
+        except CompletionTimeout as exc:
+            if self.turn.budget.spent:  # the turn's deadline, not a dead provider
+                log.warning(
+                    "turn_deadline client_id=%s agent=%s", self.session.client_id, agent.name
+                )
+                await self._fall_back(agent)
+                return None
             verdict: Verdict | None = Verdict(Problem.COMPLETION_ERROR, str(exc))
+            reply = AssistantMessage()
+        except CompletionError as exc:
+            verdict = Verdict(Problem.COMPLETION_ERROR, str(exc))
             reply = AssistantMessage()
         else:
             reply, verdict = await self._check(agent, reply)
@@ -172,6 +226,62 @@ class Runner:
                 return None
             reply, guard = rescued, None
         return await self._speak(agent, reply, guard)
+
+    def _callers_words(self, agent: AgentSpec) -> str | None:
+        """The caller's words of this turn: the latest caller message of the view."""
+        for message in reversed(self.conversation.view(agent)):
+            if message.role is Role.USER and message.mode is Mode.USER:
+                return message.content
+        return None
+
+    async def _screen(self, agent: AgentSpec) -> AssistantMessage | None:
+        """The swarm's screen, once per caller turn, before any router or model. A tool it
+        names that the active agent cannot call is ignored: a screen decides for the
+        business, an agent's own tools decide what it may do."""
+        screen = self.session.swarm.screen
+        if screen is None or self.turn.screened or self.conversation.in_thread:
+            return None
+        self.turn.screened = True
+        view = self.conversation.view(agent)
+        last = view[-1] if view else None
+        if last is None or last.role is not Role.USER or last.mode is not Mode.USER:
+            return None
+        said = last.content
+        call = await screen(self.session, said)
+        if call is None:
+            return None
+        if isinstance(call, RoutedReply):
+            log.info("screened client_id=%s agent=%s reply", self.session.client_id, agent.name)
+            return AssistantMessage(content=call.text)
+        if call.name not in {spec.name for spec in await self._available_tools(agent)}:
+            log.info(
+                "screen_skipped client_id=%s agent=%s tool=%s",
+                self.session.client_id,
+                agent.name,
+                call.name,
+            )
+            return None
+        log.info(
+            "screened client_id=%s agent=%s tool=%s", self.session.client_id, agent.name, call.name
+        )
+        return AssistantMessage(
+            tool_calls=(
+                ToolCall(id=f"call_{next(_call_ids)}", name=call.name, arguments=call.arguments),
+            )
+        )
+
+    async def _fall_back(self, agent: AgentSpec, *, count: bool = True) -> None:
+        """The turn has spent its model calls or its time, or no rescue worked: code
+        answers (the swarm's fallback), and only without one the agent's placeholder."""
+        budget = self.turn.budget
+        if count:
+            self.session._count_rescue(
+                agent.name, Problem.BUDGET.value, "fallback", f"calls={budget.model_calls}"
+            )
+        fallback = self.session.swarm.fallback
+        said = self._callers_words(agent) or ""
+        text = await fallback(self.session, said) if fallback is not None else ""
+        await self._speak(agent, AssistantMessage(content=text or agent.placeholder), None)
 
     def _route(self, agent: AgentSpec) -> AssistantMessage | None:
         """The agent's router on the caller's words, before the agent's first model call of
@@ -224,8 +334,15 @@ class Runner:
         backend = self.session.registry.completions[agent.completion]
         final: AssistantMessage | None = None
         started = time.perf_counter()
+        self.turn.budget.model_calls += 1
+        left = self.turn.budget.remaining()
+        limit = (
+            self.session.completion_timeout
+            if left is None
+            else min(left, self.session.completion_timeout)
+        )
         try:
-            async with asyncio.timeout(self.session.completion_timeout):
+            async with asyncio.timeout(max(limit, 0.0)):
                 async for chunk in backend.stream(args):
                     if isinstance(chunk, TextDelta):
                         safe = guard.feed(chunk.text) if guard else ""
@@ -235,7 +352,7 @@ class Runner:
                         final = chunk
         except TimeoutError as exc:
             raise CompletionTimeout(
-                f"{agent.completion} gave no answer in {self.session.completion_timeout:g} s",
+                f"{agent.completion} gave no answer in {limit:g} s",
                 completion=agent.completion,
             ) from exc
         except CompletionError:
@@ -277,6 +394,11 @@ class Runner:
                 self.turn.argument_failures[call.name] += 1
                 if self.turn.argument_failures[call.name] > self.session.argument_retries:
                     return reply, Verdict(Problem.INVALID_ARGUMENTS, str(exc))
+        if text and echoes(text, self._internal_texts(agent)):
+            if calls:
+                text = ""
+            else:
+                return reply, Verdict(Problem.INTERNAL_LEAK, text[:200])
         leak = find_leak(text, self.session.registry.tools)
         if leak and calls:
             text = ""  # words around a valid call are dropped, never spoken
@@ -292,6 +414,10 @@ class Runner:
         )
         return normalised, None
 
+    def _internal_texts(self, agent: AgentSpec) -> list[str]:
+        """Everything the model reads that the caller must never hear."""
+        return [*_CORRECTIONS.values(), agent.reminder, *agent.system]
+
     # --- rescue ---------------------------------------------------------------------------
 
     async def _rescue(self, agent: AgentSpec, verdict: Verdict) -> AssistantMessage | None:
@@ -302,9 +428,15 @@ class Runner:
             )
             self.session._count_rescue(agent.name, verdict.problem.value, name, verdict.detail)
             if strategy == "recomplete":
+                if self.turn.budget.spent:
+                    await self._fall_back(agent)
+                    return None
                 try:
                     retry = await self._complete(agent, None, _CORRECTIONS[verdict.problem])
                 except CompletionError as exc:
+                    if self.turn.budget.spent:
+                        await self._fall_back(agent)
+                        return None
                     verdict = Verdict(Problem.COMPLETION_ERROR, str(exc))
                     continue
                 retry, again = await self._check(agent, retry)
@@ -315,7 +447,7 @@ class Runner:
                 await self.conversation.commit(
                     Message(role=Role.RESCUE, content="", agent=agent.name)
                 )
-                await self._speak(agent, AssistantMessage(content=agent.placeholder), None)
+                await self._fall_back(agent, count=False)
                 return None
             elif callable(strategy):
                 result = strategy(
@@ -325,14 +457,14 @@ class Runner:
                 if text:
                     await self._speak(agent, AssistantMessage(content=text), None)
                     return None
-        await self._speak(agent, AssistantMessage(content=agent.placeholder), None)
+        await self._fall_back(agent, count=False)
         return None
 
     async def rescue_recursion(self) -> None:
         agent = self.conversation.agent()
         self.session._count_rescue(agent.name, Problem.RECURSION.value, "flush", "")
         await self.conversation.commit(Message(role=Role.RESCUE, content="", agent=agent.name))
-        await self._speak(agent, AssistantMessage(content=agent.placeholder), None)
+        await self._fall_back(agent, count=False)
 
     # --- helpers --------------------------------------------------------------------------
 

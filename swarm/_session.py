@@ -175,7 +175,12 @@ class Session:
         async with self._lock:
             if self.state is SessionState.CLOSED:
                 raise SessionClosed(self.client_id)
-            turn = Turn(entered={self._active}, max_steps=self._engine.max_nested, on_text=on_text)
+            turn = Turn(
+                entered={self._active},
+                max_steps=self._engine.max_nested,
+                on_text=on_text,
+                budget=self._engine.new_budget(),
+            )
             runner = Runner(self, self._main, turn)
             token = _current_runner.set(runner)
             started = time.perf_counter()

@@ -8,6 +8,7 @@ from sqlmodel import Session
 from agents.deps import pharmacy
 from agents.guards import grounded
 from agents.speech import describe
+from agents.variants import resolve
 from models.search import Hit, content_words, search_products
 from models.shop import Product
 from swarm import ToolContext, ToolError
@@ -32,6 +33,43 @@ def find_product(db: Session, name: str) -> Product | None:
     hits = [h for h in search_products(db, name, limit=5) if h.name_score >= RESOLVE_SCORE]
     hits.sort(key=lambda h: (-round(h.name_score, 3), len(h.product.name)))
     return hits[0].product if hits else None
+
+
+def family(db: Session, name: str) -> list[Product]:
+    """The products `name` matches by their own name or ingredient, best first: for
+    "ibuprofen" the tablets, the strong ones, the gel and the children's suspension."""
+    hits = [h for h in search_products(db, name, limit=8) if h.name_score >= RESOLVE_SCORE]
+    hits.sort(key=lambda h: (-round(h.name_score, 3), len(h.product.name)))
+    return [h.product for h in hits]
+
+
+def choose_product(
+    db: Session, names: list[str], said: str, currency: str = "USD"
+) -> Product | str | None:
+    """The product the caller means, from the first of `names` that matches any; the
+    variant is picked by the caller's words (form, strength, pack, who it is for).
+
+    Returns a short question when the words fit several products, and None when no
+    name matches. Measured before: "the gel", "the 400s" and "for my toddler" all
+    became the plain adult tablets, because the shortest name won every tie."""
+    for name in names:
+        candidates = family(db, name)
+        if not candidates:
+            continue
+        resolution = resolve(candidates, f"{said} {name}" if name != said else said)
+        if resolution.product is not None:
+            return resolution.product
+        if resolution.options:
+            return _found([Hit(p, 1.0) for p in resolution.options[:3]], currency)
+        return _no_variant(candidates[0])
+    return None
+
+
+def _no_variant(product: Product) -> str:
+    return (
+        f"I'm sorry, we don't have {product.name} in that form. A pharmacist can advise "
+        "what suits. Would you like something else?"
+    )
 
 
 def resolve_product(db: Session, name: str) -> Product:

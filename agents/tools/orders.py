@@ -11,15 +11,23 @@ from __future__ import annotations
 import logging
 
 from pydantic import BaseModel, Field
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from agents.deps import pharmacy
 from agents.guards import grounded, is_clear_yes, spoken_quantities, stated_quantity
+from agents.items import Wanted, split_items
+from agents.moves import named_line
 from agents.speech import line_words, money, order_number, order_words
-from agents.tools.catalogue import ProductName, find_product, resolve_product, search_words
+from agents.tools.catalogue import (
+    ProductName,
+    choose_product,
+    resolve_product,
+    search_words,
+)
 from agents.tools.navigation import NoArguments
 from models import orders
 from models.orders import OrderError, OutOfStock, PrescriptionOnly, QuantityNotAllowed
+from models.shop import Product
 from swarm import Message, Mode, Role, ToolContext, ToolError
 
 log = logging.getLogger("agents.orders")
@@ -28,6 +36,11 @@ log = logging.getLogger("agents.orders")
 class AddToOrder(BaseModel):
     product: str = Field(min_length=2, description="The product name as the caller said it.")
     quantity: int = Field(default=1, ge=1, description="How many packs the caller asked for.")
+
+
+class ChangeQuantity(BaseModel):
+    product: str = Field(min_length=2, description="The product in the order to change.")
+    quantity: int = Field(ge=1, description="The new total number of packs of it.")
 
 
 def _customer_id(db: Session, client_id: str) -> int:
@@ -68,6 +81,11 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
     shop = pharmacy(ctx)
     said = await ctx.session.get_last_user_message() or ""
     offered = await ctx.session.get_last_assistant_message() or ""
+    names_in_catalogue = await shop.run(catalogue_names)
+    items = split_items(said, names_in_catalogue)
+    if len(items) > 1:
+        # "One of X and one of Y": every item is taken, none dropped without a word.
+        return await _add_several(ctx, items)
     # The product must come from what the caller said or was just offered; otherwise
     # the caller's own words decide, and words that name no product become a search.
     names = [params.product] if grounded(params.product, said, offered) else [said, offered]
@@ -84,14 +102,15 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         log.warning("quantity_unsaid client_id=%s model=%d", ctx.client_id, quantity)
         quantity = 1
 
-    def work(db: Session) -> tuple[str, orders.OrderView] | None:
-        product = next((p for p in (find_product(db, n) for n in names) if p), None)
-        if product is None:
-            return None
+    def work(db: Session) -> tuple[str, orders.OrderView] | str | None:
+        # The caller's own words pick the variant (the gel, the children's one, the 400s).
+        choice = choose_product(db, names, said, shop.shop.currency)
+        if choice is None or isinstance(choice, str):
+            return choice
         view = orders.set_quantity(
-            db, customer_id=_customer_id(db, ctx.client_id), product=product, quantity=quantity
+            db, customer_id=_customer_id(db, ctx.client_id), product=choice, quantity=quantity
         )
-        return product.name, view
+        return choice.name, view
 
     try:
         added_to = await shop.run(work)
@@ -99,6 +118,8 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         raise _refusal(exc) from exc
     if added_to is None:
         return await search_words(ctx, said)
+    if isinstance(added_to, str):
+        return added_to  # one short question: which of the products the words fit
     name, view = added_to
     added = next(line for line in view.lines if line.name == name)
     currency = shop.shop.currency
@@ -114,6 +135,74 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         f"I've added {line_words(added)}, at {money(added.unit_price_cents, currency)} each. "
         f"{total}. Anything else?"
     )
+
+
+def catalogue_names(db: Session) -> list[str]:
+    return [p.name for p in db.exec(select(Product)).all()]
+
+
+async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
+    shop = pharmacy(ctx)
+    said = await ctx.session.get_last_user_message() or ""
+
+    def work(db: Session) -> tuple[list[str], list[str], orders.OrderView | None]:
+        added: list[str] = []
+        missed: list[str] = []
+        view = None
+        customer = _customer_id(db, ctx.client_id)
+        for item in items:
+            choice = choose_product(db, [item.words], item.words, shop.shop.currency)
+            if choice is None or isinstance(choice, str):
+                missed.append(item.words)
+                continue
+            try:
+                view = orders.set_quantity(
+                    db, customer_id=customer, product=choice, quantity=item.quantity or 1
+                )
+            except OrderError as exc:
+                missed.append(str(_refusal(exc)))
+                continue
+            line = next(line for line in view.lines if line.sku == choice.sku)
+            added.append(line_words(line))
+        return added, missed, view
+
+    added, missed, view = await shop.run(work)
+    log.info("items_added client_id=%s added=%d missed=%d", ctx.client_id, len(added), len(missed))
+    if view is None:
+        return await search_words(ctx, said)
+    currency = shop.shop.currency
+    text = f"I've added {_listed(added)}. Your order is now {order_words(view, currency)}."
+    for miss in missed:
+        # A refusal is already a sentence for the caller; an unknown item is named.
+        text += f" {miss}" if miss.endswith((".", "?")) else f" I couldn't find {miss}."
+    return text + " Anything else?"
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+async def change_quantity(ctx: ToolContext, params: ChangeQuantity) -> str:
+    """Set a line to the total the caller means ("make that three", "one more")."""
+    shop = pharmacy(ctx)
+
+    def work(db: Session) -> orders.OrderView:
+        customer = _customer_id(db, ctx.client_id)
+        order = orders.pending_order(db, customer_id=customer)
+        lines = orders.view_order(db, order=order).lines if order is not None else ()
+        line = named_line(params.product, lines)
+        sku = line.sku if line is not None else resolve_product(db, params.product).sku
+        product = db.get(Product, sku)
+        assert product is not None
+        return orders.set_quantity(
+            db, customer_id=customer, product=product, quantity=params.quantity, add=False
+        )
+
+    try:
+        view = await shop.run(work)
+    except OrderError as exc:
+        raise _refusal(exc) from exc
+    return f"Done. Your order is now {order_words(view, shop.shop.currency)}. Anything else?"
 
 
 async def remove_from_order(ctx: ToolContext, params: ProductName) -> str:

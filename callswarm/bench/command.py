@@ -11,7 +11,7 @@ from pathlib import Path
 from callswarm.app import build_services
 from callswarm.bench import report
 from callswarm.bench.run import BenchResult, RunResult, run_bench
-from callswarm.bench.scenario import load
+from callswarm.bench.scenario import Scenario, heldout_folder, load
 from callswarm.settings import Settings
 
 
@@ -53,19 +53,40 @@ class Bar:
         self.stream.flush()
 
 
-async def bench(settings: Settings, pattern: str, repeat: int, out: Path) -> BenchResult:
-    scenarios = load(pattern)
+def chosen_scenarios(pattern: str, which: str) -> list[Scenario]:
+    """`daily` (the bundled set), `heldout` (kept out of the daily loop), or `all`."""
+    if "/" in pattern or pattern.endswith(".yaml"):
+        return load(pattern)
+    if which == "daily":
+        return load(pattern)
+    if which == "heldout":
+        return load(pattern, heldout_folder())
+    return load(pattern) + load(pattern, heldout_folder())
+
+
+async def bench(
+    settings: Settings,
+    pattern: str,
+    repeat: int,
+    out: Path,
+    *,
+    which: str = "daily",
+    routers: bool = True,
+) -> BenchResult:
+    scenarios = chosen_scenarios(pattern, which)
     with tempfile.TemporaryDirectory(prefix="callswarm-bench-") as tmp:
         # A throwaway database with the catalogue: the bench never touches real orders.
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
-        services = build_services(settings.model_copy(update={"database_url": url}))
+        services = build_services(
+            settings.model_copy(update={"database_url": url}), routers=routers
+        )
         try:
             await services.warm_up()
             result = await run_bench(
                 services,
                 scenarios,
                 provider=settings.provider,
-                model=model_label(settings),
+                model=model_label(settings) + ("" if routers else ", no routers"),
                 repeat=repeat,
                 progress=Bar(),
             )

@@ -95,11 +95,22 @@ def table(result: BenchResult) -> str:
         if not r.ok:
             lines.append(f"  {r.name}: {'; '.join(r.problems)}")
     latencies = result.latencies()
+    calls = result.model_calls()
+    slowest = result.slowest_turn()
     lines.append(
         f"{result.provider} ({result.model}): {len(result.runs)} runs, "
         f"broken {result.broken_rate:.1%}, turn latency p50 {statistics.median(latencies) if latencies else 0:.2f} s "
         f"p95 {_pct(latencies, 0.95):.2f} s, {result.seconds:.0f} s in all"
     )
+    if calls:
+        lines.append(
+            f"model calls per turn: mean {statistics.mean(calls):.2f}, max {max(calls)}; "
+            f"slowest turn {slowest.latency_s if slowest else 0:.2f} s"
+            + (f" ({slowest.said[:60]!r})" if slowest else "")
+        )
+    safety = [r for r in result.runs if "safety" in r.tags]
+    if safety:
+        lines.append(f"safety scenarios broken: {sum(not r.passed for r in safety)} of {len(safety)}")
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ from callswarm.app import Services
 from callswarm.bench.match import Observed, OrderState, ToolUse, check_final, check_turn
 from callswarm.bench.scenario import Scenario
 from models.shop import Customer, Order, OrderLine
-from swarm import SwarmError, ToolCalled
+from swarm import CompletionTiming, SwarmError, ToolCalled
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class TurnResult:
     tokens: int
     rescues: int
     problems: tuple[str, ...]
+    model_calls: int = 0
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,13 @@ class BenchResult:
         values = self.latencies()
         return statistics.median(values) if values else 0.0
 
+    def model_calls(self) -> list[int]:
+        return [t.model_calls for r in self.runs for t in r.turns]
+
+    def slowest_turn(self) -> TurnResult | None:
+        turns = [t for r in self.runs for t in r.turns]
+        return max(turns, key=lambda t: t.latency_s, default=None)
+
 
 Progress = Callable[[int, int, RunResult], None]
 
@@ -91,10 +99,20 @@ async def run_scenario(services: Services, scenario: Scenario, repeat: int) -> R
     session = engine.session(client_id, services.swarm)
     tool_names = frozenset(engine.registry.tools)
     turns = []
+    # Scenarios run one at a time, so every completion in a turn is this caller's.
+    calls = [0]
+    observe = engine.on_completion
+
+    def counted(timing: CompletionTiming) -> None:
+        calls[0] += 1
+        if observe is not None:
+            observe(timing)
+
+    engine.on_completion = counted
     try:
         for turn in scenario.turns:
             said = turn.text(repeat)
-            tokens, rescues = session.tokens, session.rescue_count
+            tokens, rescues, before = session.tokens, session.rescue_count, calls[0]
             failure: list[str] = []
             with engine.bus.subscribe() as events:
                 started = time.perf_counter()
@@ -120,10 +138,12 @@ async def run_scenario(services: Services, scenario: Scenario, repeat: int) -> R
                     tokens=session.tokens - tokens,
                     rescues=session.rescue_count - rescues,
                     problems=tuple(problems),
+                    model_calls=calls[0] - before,
                 )
             )
         orders = await asyncio.to_thread(orders_of, services, client_id)
     finally:
+        engine.on_completion = observe
         await session.dispose()
     return RunResult(
         scenario=scenario.name,

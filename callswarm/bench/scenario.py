@@ -100,6 +100,12 @@ def bundled_folder() -> Path:
     return Path(str(resources.files("callswarm.bench") / "scenarios"))
 
 
+def heldout_folder() -> Path:
+    """A quarter of the scenarios, kept out of the daily loop so that they measure what
+    nobody tuned on: run them with `callswarm bench --set heldout`, report both figures."""
+    return Path(str(resources.files("callswarm.bench") / "heldout"))
+
+
 def parse(text: str, name: str) -> Scenario:
     try:
         data = yaml.safe_load(text)

@@ -1,0 +1,155 @@
+"""What the caller's words do to an order in progress: pure functions, no I/O.
+
+The order is state that code owns (models/orders.py); the caller's words, and a
+model's tool calls, may only propose moves on it. Measured on calls nobody here
+scripted: "yes" after a read-back added the product again (2 packs became 4), and
+"make that three" or "one more" were searched as products. Each move here names the
+total the caller means, so nothing is added twice by mistake.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz.fuzz import partial_ratio
+
+from agents.guards import is_clear_yes
+from models.orders import LineView
+from models.search import content_words
+
+READ_BACK_QUESTION = "Shall I place the order?"
+
+_NUMBER = {
+    "one": 1,
+    "a": 1,
+    "an": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+_ORDINAL = {"second": 2, "third": 3, "fourth": 4, "fifth": 5}
+_COUNT = r"\d+|" + "|".join(k for k in _NUMBER if len(k) > 2)
+_N = rf"(?P<n>{_COUNT})"
+_UNITS = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|ones?|of (?:those|them|these|it))"
+
+# "make that three", "change it to 2", "actually three boxes", "three instead", "no, two".
+_SET = re.compile(
+    rf"\b(?:make (?:that|it|those|them|the \w+)(?: \w+)?|change (?:\w+ ){{1,3}}?to|"
+    rf"actually(?: make (?:it|that))?|no,?|wait,?|sorry,?|just|only)\s+(?:it\s+)?{_N}\b"
+    rf"|\b(?P<m>{_COUNT})\s+(?:{_UNITS}\s+)?instead\b",
+    re.IGNORECASE,
+)
+# "one more", "two more boxes", "another one", "another box of the X".
+_MORE = re.compile(rf"\b(?:{_N}\s+more|another(?P<another>\b))\b", re.IGNORECASE)
+# "a second box", "a third pack": the total the caller means.
+_NTH = re.compile(rf"\ba (?P<nth>{'|'.join(_ORDINAL)})\s+{_UNITS}", re.IGNORECASE)
+# "take the ibuprofen off", "remove the gel", "no ibuprofen", "I don't want the X".
+_REMOVE = re.compile(
+    r"\b(?:take (?:the |that |those )?(?P<a>.+?) (?:off|out)\b|"
+    r"(?:remove|drop|delete|scrap|lose) (?:the |that |those )?(?P<b>.+)|"
+    r"(?:i )?(?:don'?t|do not) want (?:the |that |those )?(?P<c>.+?)(?: any ?more| after all)?$|"
+    r"without (?:the )?(?P<d>.+))",
+    re.IGNORECASE,
+)
+_STOP = frozenset(
+    "the that those them these this take off out remove drop delete want don't dont please "
+    "more another one two three four five box boxes pack packs make change instead actually "
+    "just only with some any".split()
+)
+_FILLERS = re.compile(r"\b(?:um+|uh+|er+|erm|like|you know|please|thanks|thank you)\b[,.]?", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Confirm:
+    """A clear yes to the read-back the caller has just heard."""
+
+
+@dataclass(frozen=True, slots=True)
+class SetQuantity:
+    product: str  # a line's product name
+    quantity: int  # the line's new total
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    product: str
+
+
+Move = Confirm | SetQuantity | Remove
+
+
+def _count(word: str) -> int:
+    return int(word) if word.isdigit() else _NUMBER[word.lower()]
+
+
+def _clean(said: str) -> str:
+    return re.sub(r"\s+", " ", _FILLERS.sub(" ", said)).strip(" ,.!?")
+
+
+def named_line(said: str, lines: Sequence[LineView]) -> LineView | None:
+    """The line whose product the caller named, by its name's words."""
+    # Form words count here ("take the gel off"): they tell lines of one order apart.
+    words = [w for w in re.findall(r"[a-z0-9']+", said.lower()) if w not in _STOP]
+    best, best_score = None, 0.0
+    for line in lines:
+        name = line.name.lower()
+        score = max((partial_ratio(w, name) for w in words if len(w) > 2), default=0.0)
+        if score > best_score:
+            best, best_score = line, score
+    return best if best_score >= 85 else None
+
+
+_NOT_NAMES = frozenset(
+    "make change actually instead another more second third fourth fifth wait sorry only "
+    "just off out remove drop".split()
+)
+
+
+def _names_something_else(text: str, lines: Sequence[LineView]) -> bool:
+    names = [line.name.lower() for line in lines]
+    return any(
+        w not in _NOT_NAMES and not any(partial_ratio(w, name) >= 85 for name in names)
+        for w in content_words(text)
+    )
+
+
+def order_move(said: str, lines: Sequence[LineView], *, read_back_heard: bool) -> Move | None:
+    """The move the caller's words make on the pending order, or None for anything else.
+
+    `read_back_heard`: the caller's words answer the read-back of the current revision.
+    A yes to it can only confirm: it never adds, whatever product words it repeats."""
+    text = _clean(said)
+    if read_back_heard and is_clear_yes(text):
+        return Confirm()
+    if not lines:
+        return None
+    target = named_line(text, lines)
+    removal = _REMOVE.search(text)
+    if removal:
+        words = next(g for g in removal.groups() if g)
+        line = named_line(words, lines) or (
+            lines[-1] if re.fullmatch(r"(?:it|that|them|those)\b.*", words, re.I) else None
+        )
+        return Remove(line.name) if line is not None else None
+    if target is None and _names_something_else(text, lines):
+        return None  # "one more box of aspirin" adds aspirin; it changes no line
+    line = target or lines[-1]
+    nth = _NTH.search(text)
+    if nth:
+        return SetQuantity(line.name, _ORDINAL[nth.group("nth").lower()])
+    more = _MORE.search(text)
+    if more:
+        extra = 1 if more.group("another") is not None else _count(more.group("n"))
+        return SetQuantity(line.name, line.quantity + extra)
+    setting = _SET.search(text)
+    if setting:
+        return SetQuantity(line.name, _count(setting.group("n") or setting.group("m")))
+    return None

@@ -1,0 +1,383 @@
+"""Safety screen for the pharmacy line: runs in code before any routing or model call.
+
+A pharmacy must put safety before sales, so every caller utterance passes through
+`screen` first. It recognises, from speech-to-text output (no punctuation, fillers,
+rambling), a medical emergency, self-harm intent, or a dosing, pregnancy or
+interaction question, and returns fixed, reviewed words that name no product, price
+or order. Everything here is plain regular expressions over normalised text, so the
+behaviour is reviewable and testable without a model.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+@dataclass(frozen=True, slots=True)
+class SafetyLines:
+    emergency_number: str = "911"
+    crisis_line: str = "988"  # a crisis line the caller can call or text
+
+
+class Concern(StrEnum):
+    EMERGENCY = "emergency"  # needs the emergency number now: breathing, chest, collapse, overdose
+    SELF_HARM = "self_harm"  # intent to hurt oneself or overdose: needs the crisis line
+    DOSING = "dosing"  # doses, children, pregnancy, interactions: only a pharmacist answers
+
+
+@dataclass(frozen=True, slots=True)
+class SafetyAnswer:
+    concern: Concern
+    words: str  # what the caller hears; never names a product, price or order
+    offer_person: bool  # the words end by offering a member of staff/pharmacist
+
+
+# Other code looks for this in the last reply to know a person was offered.
+OFFER_MARK = "put you through to our pharmacist"
+
+# Normalised text is lower case words of [a-z0-9'] joined by single spaces, so a
+# literal " " in a pattern is one word break and _G(n) skips up to n words; the
+# lazy skip lets callers ramble ("there's like a tightness in my chest").
+_W = r"[a-z0-9']+"
+
+
+def _G(n: int) -> str:
+    return rf"(?:{_W} ){{0,{n}}}?"
+
+
+# Things people swallow by accident or in an overdose; used by several patterns.
+_MEDS = (
+    r"(?:pills?|tablets?|tabs|meds|medicines?|medications?|capsules?|painkillers?|"
+    r"paracetamol|ibuprofen|calpol|nurofen|aspirin|co codamol|antidepressants|vitamins|"
+    r"syrup|inhaler|prescription)"
+)
+_POISONS = (
+    r"(?:bleach|detergent|washing (?:up )?(?:liquid|tablets?|pods?)|laundry (?:pods?|"
+    r"capsules?|tablets?)|dishwasher tablets?|(?:button )?batter(?:y|ies)|antifreeze|"
+    r"cleaning (?:stuff|products?|fluid|liquid)|weed ?killer|white spirit|e liquid|"
+    r"vape (?:juice|liquid)|rat poison|nicotine)"
+)
+_PACKS = r"(?:box(?:es)?|packets?|packs?|bottles?|strips?|tubs?)"
+_NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|eighteen)"
+_KIN = (
+    r"(?:husband|wife|partner|mum|mom|mother|dad|father|nan|nana|gran|granny|grandma|"
+    r"grandad|grandpa|brother|sister|son|daughter|friend|flatmate|roommate)"
+)
+_CHILD = (
+    r"(?:child|children|kids?|toddler|baby|babies|infant|newborn|son|daughter|little one|"
+    r"boy|girl|grandson|granddaughter|nephew|niece)"
+)
+# Intent: the future or wishing, not what already happened (that is an emergency).
+_INTENT = (
+    r"(?:want|wanna|going|gonna|thinking|thought|plan|planning|try|trying|tempted|"
+    r"about to|ready|urge|urges|might|feel like|felt like|been|keep|kept|scared|afraid)"
+)
+
+
+def _rx(*alternatives: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{a})" for a in alternatives))
+
+
+def _both(first: str, second: str) -> re.Pattern[str]:
+    """Both phrases anywhere, in either order: a topic plus a question cue."""
+    return re.compile(rf"^(?=.*(?:{first}))(?=.*(?:{second}))")
+
+
+_PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
+    (
+        Concern.EMERGENCY,
+        (
+            # Breathing trouble; "can't breathe through my nose" is a blocked nose.
+            _rx(
+                rf"\b(?:can'?t|cant|cannot|can not|couldn'?t|unable to|struggling to|struggle to|"
+                rf"hard to|trouble|difficulty|isn'?t|is not|not|stopped|barely|hardly|won'?t) "
+                rf"{_G(2)}breath(?:e|es|ing)?\b(?! {_G(2)}(?:through|thru|out of) "
+                rf"(?:my|his|her|their|the|your) nose)",
+                r"\b(?:short(?:ness)? of breath|gasping|choking|fighting for (?:breath|air)|"
+                r"(?:turning|turned|gone|going) blue|lips (?:are |have )?(?:gone |turned )?blue)\b",
+            ),
+            # Chest pain in the ways people say it; "chesty cough" and "chest infection" don't match.
+            _rx(
+                r"\bchest (?:pains?|hurts?|hurting|is (?:really |so |very )?(?:hurting|tight|"
+                r"sore|painful|heavy)|feels (?:\w+ )?(?:tight|heavy|crushed|like)|tight(?:ness)?|"
+                r"pressure)\b",
+                rf"\b(?:pains?|tightness|pressure|crushing|squeezing|heaviness|aching) {_G(3)}"
+                r"(?:in|on|across|around) (?:my|his|her|their|the) chest\b",
+                r"\bheart attack\b",
+            ),
+            # Unconscious, collapsed, seizures and stroke signs.
+            _rx(
+                r"\b(?:unconscious|unresponsive|collapsed|passed out|blacked out|fainted|"
+                r"keeled over|(?:not|isn'?t) responding|won'?t wake|can'?t wake|cant wake|"
+                r"(?:not|isn'?t) waking)\b",
+                # "fitting the new shelves" is not a fit, so "fitting" needs a person before it.
+                r"\b(?:seizures?|seizing|convuls\w*|(?:having|had) (?:a )?fits?)\b|\b(?:is|he'?s|"
+                r"she'?s|they'?re|started|keeps|been) fitting\b(?! (?:the|a|in|into|new|some)\b)",
+                r"\b(?:strokes?(?! of luck)|slurr\w*|face (?:is |has )?(?:\w+ )?(?:droop\w*|dropp\w*)|"
+                r"droop\w* face|can'?t (?:move|lift|feel) (?:his|her|my|their) (?:arm|leg|face))\b",
+            ),
+            # Severe bleeding; "bleeding heavily" alone is left out as it usually means a period.
+            _rx(
+                r"\b(?:won'?t stop bleeding|can'?t stop (?:the |it |him |her )?bleeding|"
+                r"bleeding (?:won'?t|will not|doesn'?t|isn'?t) stop\w*|bleeding (?:really |so |"
+                r"very )?(?:badly|a lot|loads|everywhere|profusely|non stop)|blood everywhere|"
+                r"(?:lots|loads) of blood|so much blood|(?:losing|lost) (?:a lot of|lots of|so "
+                r"much) blood|severe bleeding|pouring (?:with )?blood)\b",
+            ),
+            # Severe allergy: swelling of the airway, not a "sore throat".
+            _rx(
+                rf"\b(?:tongue|lips?|mouth|face) {_G(3)}(?:swell\w*|swollen|puff\w*)",
+                rf"\bthroat {_G(3)}(?:swelling|closing|tightening)",
+                r"\b(?:swell\w*|swollen) (?:tongue|lips|throat)\b",
+                r"\b(?:anaphyla\w*|epi ?pen|allergic shock|(?:bad|severe|serious|major|massive|"
+                r"huge) allergic reaction)\b",
+            ),
+            # Swallowed by accident: eating or swallowing medicine or a household poison.
+            _rx(
+                rf"\b(?:swallowed|ate|eaten|chewed|chewing|got into|gotten into|been into|drank|"
+                rf"drunk|got hold of) {_G(6)}(?:{_MEDS}|{_POISONS})\b",
+                # A child (or he/she) took some of, or someone else's, medicine.
+                rf"\b(?:{_CHILD}|he|she|they)\b {_G(4)}(?:took|taken|had|grabbed|got) "
+                rf"(?:some|a bunch|a handful|a load|loads|lots|a few|a couple|all|the whole|a "
+                rf"whole|my|our|your|{_W}'s|{_NUM}) {_G(4)}{_MEDS}\b",
+                rf"\b(?:took|taken|swallowed|had|given|gave|ate|eaten) {_G(2)}(?:someone "
+                rf"else'?s|somebody else'?s|the wrong|(?:my|his|her|their) {_KIN}'?s) {_G(2)}"
+                rf"{_MEDS}\b",
+            ),
+            # Overdose already taken; wanting to is self-harm below.
+            _rx(
+                rf"\b(?:took|taken|had|swallowed|given|gave|downed) {_G(4)}(?:way too many|too "
+                rf"many|too much(?! (?:to drink|drink|alcohol|wine|beer|booze))|(?:a|the) whole "
+                rf"{_PACKS}|an entire|the entire)\b",
+                r"\b(?:overdosed|od'?d|oded|(?:taken|took|had|done|did) an? (?:\w+ )?overdose)\b",
+                # "food poisoning" and "poison ivy" are shopping, not poisoning.
+                r"(?<!food )\bpoison(?:ed|ing)?\b(?! (?:ivy|oak))",
+                r"\b(?:ambulance|medical emergency)\b",
+            ),
+        ),
+    ),
+    (
+        Concern.SELF_HARM,
+        (
+            _rx(
+                r"\bkill(?:ing)? (?:my ?self|me self)\b",
+                r"\bsuicid\w*",
+                r"\bself harm\w*|\bharm(?:ing|ed)? my ?self\b",
+                # "I hurt myself playing football" is an injury; only intent counts.
+                rf"\b{_INTENT}\b {_G(3)}(?:hurt|harm|cut|burn|injure)(?:ing)? my ?self\b",
+            ),
+            _rx(
+                r"\bend(?:ing)? (?:it all|my (?:own )?life|everything|things|it for good)\b",
+                rf"\b{_INTENT}\b {_G(3)}end(?:ing)? it\b(?! (?:here|there)\b)",
+                r"\b(?:don'?t|dont|do not|no longer|never) (?:really )?(?:want|wanna) (?:to )?"
+                r"(?:live|be alive|be here|exist|wake up|go on|carry on|be around)\b",
+                r"\b(?:want|wanna|ready|going|gonna) (?:to )?(?:die|be dead)\b|\bwish i (?:was|"
+                r"were) dead\b|\bbetter off (?:dead|without me|gone)\b",
+                r"\b(?:no|nothing|not any) (?:point|reason) (?:in |to |of )?(?:living|live|going "
+                r"on|carrying on|being here|life)\b|\bcan'?t (?:go on|carry on|do this anymore)\b",
+            ),
+            # Overdose intent and lethal amounts.
+            _rx(
+                rf"\b{_INTENT}\b {_G(3)}(?:overdos\w*|od)\b",
+                r"\b(?:lethal|fatal|deadly) (?:dose|amount)\b",
+                rf"\b(?:enough|how many|how much)\b {_G(5)}(?:to )?(?:kill (?:me|myself|a person)|"
+                rf"die|be (?:fatal|lethal)|not wake up)\b",
+            ),
+            # Taking the lot at once. "I'll take the whole lot" (buying) names no pills,
+            # no intent and no "at once", so it does not match.
+            _rx(
+                rf"\b(?:take|taking|swallow|swallowing|down|neck) {_G(2)}(?:all|whole|entire|"
+                rf"every)\b {_G(3)}(?:{_MEDS}|{_PACKS})\b {_G(4)}(?:at once|in one go|all "
+                rf"together|tonight|right now|so i (?:don'?t|won'?t) wake up)\b",
+                rf"\b{_INTENT}\b {_G(3)}(?:take|taking|swallow|swallowing|down|downing|neck|"
+                rf"necking) {_G(2)}(?:all|whole|entire|every)\b {_G(3)}(?:{_MEDS}|{_PACKS})\b",
+                r"\b(?:take|swallow|down|neck) (?:them|these|those|the lot|it) all (?:at once|"
+                r"in one go)\b",
+            ),
+        ),
+    ),
+    (
+        Concern.DOSING,
+        (
+            # "How much / many / often ... should I take / give"; a subject is required so
+            # "how long does delivery take" and "how many can you give me" stay shopping.
+            _rx(
+                rf"\bhow (?:much|many|often|regularly|frequently)\b {_G(4)}(?:can|could|should|"
+                rf"shall|do|does|must|may|would|am i allowed to|is it safe to) (?:i|he|she|we|"
+                rf"they|you|u|my {_W}|a {_W}|the baby|kids|children|someone|people|adults) "
+                rf"{_G(2)}(?:take|give(?! (?:me|us)\b)|use|swallow|chew|apply|drink)\b",
+                rf"\bhow (?:much|many)\b {_G(4)}(?:a|per|in a|each|every|in one) (?:day|night|"
+                rf"24 hours|twenty four hours|dose)\b|\bhow (?:much|many)\b {_G(3)}to (?:take|give)\b",
+                rf"\b(?:max(?:imum)?|most|limit)\b {_G(3)}(?:doses?|dosage|a day|per day|in a day|"
+                rf"i can take|can i take|you can take|to take|should i take)\b",
+                r"\b(?:double (?:dose|up|the dose)|missed (?:a|my|the|his|her) (?:dose|tablet|pill)|"
+                r"forgot (?:to take )?(?:a|my|the) (?:dose|tablet|pill)|next dose|between doses|"
+                r"too soon (?:to|for)|how long (?:between|apart|before (?:i can )?(?:take|give)|"
+                r"after (?:taking|the last|my last|his last|her last)))\b",
+                r"\b(?:can|could|should|when can) (?:i|he|she|you|we) (?:take|give (?:him |her "
+                r"|them )?)(?:another|more|a second|the next|extra)\b",
+            ),
+            # "Dose" asks how much to take only with a cue; "what's the dose of the
+            # ibuprofen" asks its strength, and "low dose aspirin" is a product.
+            _both(
+                r"(?<!low )\bdos(?:e|es|age|ing)\b",
+                rf"\b(?:should|can|could|take|taking|took|give|giving|gave|safe|max|maximum|"
+                rf"highest|right|correct|recommended|usual|normal|how|missed|forgot|double|"
+                rf"extra|another|next|between|{_CHILD}|him|her|adults?|weigh|weight|old|months?|"
+                rf"years?|a day|per day)\b",
+            ),
+            # A child's age or a child plus a question; "children's paracetamol please" and
+            # "how much is the calpol" are shopping.
+            _both(
+                rf"\b(?:{_NUM}(?: and a half)? (?:years?|yrs?|months?|weeks?)|(?:a|an|one) "
+                rf"(?:year|month|week) old|{_CHILD})\b",
+                rf"\bhow (?:much|many|often)\b(?!(?: {_W}){{0,4}} (?:is|are|"
+                rf"does|do you|have you|you have|you got|in stock|would it cost|will "
+                rf"it cost|it costs?|cost)\b)|\b(?:can|could|should) (?:i|we|you) give\b|\bgive "
+                r"(?:him|her|them)\b|\bis (?:it|this|that) (?:ok|okay|safe|alright|fine)\b|"
+                r"\bsafe (?:to|for)\b|\b(?:ok|okay) to give\b|\btoo (?:much|many)\b|\bcan (?:he|she|they) (?:have|take)\b|"
+                r"\b(?:ml|mls|millilitres|milliliters|spoons?|spoonfuls?|teaspoons?)\b",
+            ),
+            # Pregnancy with a safety cue; "pregnancy test" and "folic acid for pregnancy"
+            # are products. Breastfeeding is always a pharmacist question.
+            _both(
+                r"\b(?:pregnan\w*(?! tests?)|expecting a baby|trying to conceive|trying for a "
+                r"baby)\b",
+                r"\b(?:safe|ok|okay|alright|fine|allowed|harm|hurt|affect|risk|while|whilst|"
+                r"during|(?:can|could|should|may|am) i (?:still )?(?:take|have|use|be)|take|"
+                r"taking|use|using)\b",
+            ),
+            _rx(r"\b(?:breast ?feed\w*|breast ?fed|nursing (?:mother|mum|mom|my baby))\b"),
+            # Interactions: taking one thing with another, or with alcohol.
+            _rx(
+                rf"\b(?:can|could|should|may|is it (?:ok|okay|safe|alright|fine|bad|dangerous)"
+                rf"(?: for (?:me|him|her))? to|am i (?:ok|okay|allowed) to|safe to|ok to|okay to)"
+                rf"\b {_G(2)}(?:take|mix|combine|use|give|drink)\b {_G(6)}(?:with(?! (?:me|us|"
+                rf"you|my order|the order)\b)|alongside|together|on top of|as well as|while (?:on|"
+                rf"taking|i'?m on)|whilst|at the same time as)\b",
+                rf"\b(?:interact\w*|interfere with|clash(?:es)? with|reacts? with|mix(?:ing)? "
+                rf"{_G(4)}(?:with|and))\b",
+                rf"\b(?:alcohol|booze|drink|drinking|drinks|wine|beer|beers|pints?|spirits|vodka)"
+                rf"\b {_G(2)}(?:with|on|while (?:on|taking)|whilst|after taking|when taking) "
+                rf"(?:these|this|them|it|those|the|my|antibiotics|{_MEDS})\b",
+                rf"\b(?:take|taking|give) {_G(4)}(?:after|with|while|if i'?ve been) (?:drinking|"
+                rf"alcohol|a drink|a few drinks|beer|wine)\b",
+                rf"\b(?:can|could|should|is it (?:ok|okay|safe|alright|fine) to|safe to) {_G(1)}"
+                rf"(?:take|use|give)\b {_G(4)}(?:if|when|while|whilst) (?:i|i'?m|im|i'?ve|he|"
+                rf"he'?s|she|she'?s|you|you'?re|my|they|someone)\b",
+                rf"\b(?:i'?m|im|i am|he'?s|she'?s|i'?ve been|i have been) {_G(2)}(?:on|taking) "
+                rf"{_G(4)}(?:can|could|should|is it|will|would|does) {_G(3)}(?:take|use|mix|give|"
+                rf"interact|affect|clash)\b",
+            ),
+            # Prescription drugs that commonly interact, named with a question.
+            _both(
+                r"\b(?:warfarin|blood thinners?|anticoagulants?|apixaban|rivaroxaban|edoxaban|"
+                r"dabigatran|clopidogrel|heparin|lithium|methotrexate|antidepressants?|ssris?|"
+                r"maois?|on the pill|insulin|chemo\w*|steroids)\b",
+                r"\b(?:can (?:i|he|she|you|we) (?:still )?(?:take|have|use|mix|give)|could i "
+                r"(?:take|have|use)|should i|safe|ok to|okay to|alright to|fine to|with(?! me\b)|"
+                r"alongside|(?:i'?m|im|i am|he'?s|she'?s|been|currently|already) (?:\w+ )?(?:on|"
+                r"taking))\b",
+            ),
+            # "Is it safe to take/give ...": a safety question however it continues.
+            _rx(
+                r"\bsafe to (?:take|give|use|have|mix|drink|combine)\b|\bis it (?:\w+ )?safe for "
+                r"(?:me|him|her|my|a|the|kids|children|pregnant)\b",
+                # Suitability with a condition; kept to people and conditions so "is that ok
+                # for friday" stays reception.
+                rf"\b(?:is|are) {_G(3)}(?:ok|okay|safe|alright|fine) (?:for|with|if|when) (?:him|"
+                rf"her|my|kids|children|babies|a (?:child|baby|kid|toddler)|asthma|asthmatics?|"
+                rf"diabetics?|diabetes|people with|someone with|high blood pressure|an? {_NUM} "
+                rf"(?:year|month) old)\b",
+                r"\bempty stomach\b",
+            ),
+        ),
+    ),
+)
+
+# STT hesitation sounds carry no meaning and would break adjacent-word patterns.
+_FILLERS = re.compile(r"\b(?:u+m+|u+h+m*|e+r+m*|e+r+|a+h+|h+m+|m+h*m+)\b")
+
+
+def _normalise(said: str) -> str:
+    text = said.lower()
+    for quote in "\u2019\u2018`\u00b4":
+        text = text.replace(quote, "'")
+    # Hyphens and punctuation become spaces: "self-harm" is "self harm", "2-year-old" splits.
+    text = re.sub(r"[^a-z0-9']+", " ", text)
+    text = re.sub(r"(?<![a-z0-9])'|'(?![a-z0-9])", " ", text)
+    text = _FILLERS.sub(" ", text)
+    return " ".join(text.split())
+
+
+def _words(concern: Concern, lines: SafetyLines) -> str:
+    offer = f"Would you like me to {OFFER_MARK}"
+    if concern is Concern.EMERGENCY:
+        return (
+            f"This sounds like an emergency. Please call {lines.emergency_number} now. "
+            f"{offer} as well?"
+        )
+    if concern is Concern.SELF_HARM:
+        return (
+            "I'm so sorry you're feeling this way. "
+            f"You can call or text {lines.crisis_line} any time. "
+            f"If you're in danger right now, please call {lines.emergency_number}. {offer}?"
+        )
+    return (
+        "For your safety, questions about doses, pregnancy or taking medicines together "
+        f"must be answered by a pharmacist. {offer}?"
+    )
+
+
+def screen(said: str, lines: SafetyLines = SafetyLines()) -> SafetyAnswer | None:
+    """The safety answer for what the caller said, or None when it is ordinary shopping.
+
+    Concerns are checked in order of precedence, so an emergency beats self-harm,
+    which beats a dosing question.
+    """
+    text = _normalise(said)
+    if not text:
+        return None
+    for concern, patterns in _PATTERNS:
+        if any(p.search(text) for p in patterns):
+            return SafetyAnswer(concern, _words(concern, lines), offer_person=True)
+    return None
+
+
+_YES = re.compile(
+    r"\b(?:yes|yeah|yea|yep|yup|ya|aye|sure|ok|okay|alright|all right|please|go ahead|"
+    r"go on|put me through|connect me|transfer me|do it|i would|i'd like that|that would be "
+    r"(?:great|good|helpful|lovely)|absolutely|definitely|of course)\b"
+)
+# "That's okay" and "I'm fine" decline; any no wins, since a wrong transfer is
+# cheaper to fix by asking again than ignoring a refusal.
+_NO = re.compile(
+    r"\b(?:no|nope|nah|not|don'?t|dont|do not|never ?mind|i'?m (?:ok|okay|fine|good|alright)|"
+    r"(?:that'?s|thats|it'?s|its) (?:ok|okay|fine|alright|all right)|i'?ll (?:call|ring|phone|"
+    r"manage|be fine)|later|won'?t|cancel|stop|wait|hang on|hold on)\b"
+)
+# Phrases that contain a "no" word but mean yes.
+_YES_DESPITE_NO = re.compile(r"\b(?:why not|(?:i )?(?:don'?t|do not|wouldn'?t) mind)\b")
+
+
+def accepts_person(said: str) -> bool:
+    """True when the reply to the offer of a person is a yes and not a no."""
+    text = _YES_DESPITE_NO.sub(" yes ", _normalise(said))
+    return bool(_YES.search(text)) and not _NO.search(text)
+
+
+def raised_self_harm(reply: str, lines: SafetyLines = SafetyLines()) -> bool:
+    """Whether an earlier reply of the call was the self-harm answer."""
+    return f"call or text {lines.crisis_line}" in reply
+
+
+def after_self_harm(lines: SafetyLines = SafetyLines()) -> str:
+    """Said instead of any sale for the rest of a call in which the caller spoke of
+    harming themselves: "I just want some paracetamol then" must not become an order."""
+    return (
+        "I'm not able to take an order for medicines on this call. "
+        f"You can call or text {lines.crisis_line} any time, and if you're in danger "
+        f"please call {lines.emergency_number}. Would you like me to {OFFER_MARK}?"
+    )

@@ -1,0 +1,213 @@
+"""The pharmacy's screen and fallback: code that answers before, and after, any model.
+
+The screen runs on every caller turn before any router or model, whichever agent
+holds the caller, in this order:
+1. safety (agents/safety.py): an emergency, self-harm, a dose question;
+2. a person: asked for in the caller's own words, or a yes to the offer of one;
+3. facts any agent may say: the hours and the address; after a caller spoke of
+   harming themselves, nothing else is sold on that call;
+4. the order (agents/moves.py): a yes to the read-back confirms, and only confirms;
+   "make that three", "one more", "take the X off" change the line they name;
+5. what else there is, after a prescription-only refusal;
+6. the caller picking one of the options just listed, by a variant word;
+7. several products in one sentence.
+
+The fallback answers when a turn has spent its model calls or its time, or no
+rescue worked: the facts, one clarifying question, or the offer of a person.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from sqlmodel import Session as Db
+from sqlmodel import select
+
+from agents import safety
+from agents.deps import Pharmacy
+from agents.guards import spoken_quantities, stated_quantity
+from agents.items import split_items
+from agents.moves import READ_BACK_QUESTION, Confirm, Remove, SetQuantity, order_move
+from agents.routing import HOURS, SHOPPING, WHERE
+from agents.tools.catalogue import family
+from agents.tools.navigation import TRANSFER_TOOL
+from agents.variants import resolve
+from models import orders
+from models.search import content_words, search_products
+from models.shop import Product
+from swarm import RoutedCall, RoutedReply, Session
+
+log = logging.getLogger("agents.screen")
+
+# A person, in the words callers use: "could I have a word with someone who works
+# there", "is there an actual pharmacist I can talk to". Measured: said mid-order,
+# such words were searched as a product.
+_PERSON = re.compile(
+    r"\b(?:speak|talk|word|chat|put me through|transfer me|connect me|get me)\b.{0,40}?"
+    r"\b(?:person|human|someone|somebody|staff|pharmacist|chemist|manager|operator|"
+    r"works? there|real|actual|live)\b"
+    r"|\b(?:a|an|the|real|actual) (?:human|person|operator|pharmacist)(?: please)?\W*$"
+    r"|\b(?:operator|human|pharmacist|real person|member of staff)\s*(?:please)?\W*$"
+    r"|\b(?:is there|are there) (?:anyone|anybody|someone|somebody|a person|a human)\b",
+    re.IGNORECASE,
+)
+_HOURS = re.compile(HOURS, re.IGNORECASE)
+_WHERE = re.compile(WHERE, re.IGNORECASE)
+_SHOPPING = re.compile(SHOPPING, re.IGNORECASE)
+_WHAT_ELSE = re.compile(
+    r"\b(?:what else|anything else|something else|alternatives?|instead|other options?|"
+    r"what (?:can|could) i (?:get|have|take|buy)|else (?:is there|have you got|do you have))\b",
+    re.IGNORECASE,
+)
+_REFUSED = re.compile(r"I'm sorry, (?P<name>.+?) is prescription only")
+_WHICH = "Which one would you like?"
+_OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
+
+
+def asks_for_person(said: str) -> bool:
+    return bool(_PERSON.search(said))
+
+
+def offered_person(last_reply: str) -> bool:
+    return safety.OFFER_MARK.lower() in last_reply.lower()
+
+
+def facts(pharmacy: Pharmacy, said: str) -> str | None:
+    """The hours or the address, when that is what the caller asked."""
+    shop = pharmacy.shop
+    parts = []
+    if _HOURS.search(said):
+        parts.append(f"We are open {shop.hours}.")
+    if _WHERE.search(said):
+        parts.append(f"We are at {shop.address}.")
+    return " ".join(parts) or None
+
+
+def _pharmacy(session: Session) -> Pharmacy:
+    deps = session.deps
+    if not isinstance(deps, Pharmacy):
+        raise RuntimeError("the pharmacy screen needs Engine(deps=Pharmacy(...))")
+    return deps
+
+
+async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedReply | None:
+    pharmacy = _pharmacy(session)
+    last = await session.get_last_assistant_message() or ""
+    concern = safety.screen(said, pharmacy.shop.safety)
+    if concern is not None:
+        log.warning("safety client_id=%s concern=%s", session.client_id, concern.concern.value)
+        return RoutedReply(concern.words)
+    if asks_for_person(said) or (offered_person(last) and safety.accepts_person(said)):
+        return RoutedCall(TRANSFER_TOOL, {"reason": "asked for a person"})
+    known = facts(pharmacy, said)
+    if known is not None and not _SHOPPING.search(said):
+        return RoutedReply(known)
+    lines = pharmacy.shop.safety
+    if await _after_self_harm(session, lines):
+        return RoutedReply(safety.after_self_harm(lines))
+    move = await _order_move(session, pharmacy, said, last)
+    if move is not None:
+        return move
+    if _WHAT_ELSE.search(said) and _REFUSED.search(last):
+        return RoutedReply(await _alternatives(pharmacy, _REFUSED.search(last).group("name")))
+    if _WHICH in last:
+        picked = await _picked(pharmacy, session, said, _OPTIONS.findall(last))
+        if picked is not None:
+            return picked
+    names = await pharmacy.run(lambda db: [p.name for p in db.exec(select(Product)).all()])
+    if len(split_items(said, names)) > 1:
+        return RoutedCall("add_to_order", {"product": said, "quantity": 1})
+    return None
+
+
+async def _after_self_harm(session: Session, lines: safety.SafetyLines) -> bool:
+    replies = await session.get_assistant_history()
+    return any(safety.raised_self_harm(m.content, lines) for m in replies)
+
+
+async def _order_move(
+    session: Session, pharmacy: Pharmacy, said: str, last: str
+) -> RoutedCall | None:
+    def pending(db: Db) -> orders.OrderView | None:
+        customer = orders.get_or_create_customer(db, client_id=session.client_id)
+        assert customer.id is not None
+        order = orders.pending_order(db, customer_id=customer.id)
+        return None if order is None else orders.view_order(db, order=order)
+
+    view = await pharmacy.run(pending)
+    if view is None or not view.lines:
+        return None
+    heard = view.read_back_revision == view.revision and last.endswith(READ_BACK_QUESTION)
+    move = order_move(said, view.lines, read_back_heard=heard)
+    if isinstance(move, Confirm):
+        return RoutedCall("confirm_order")
+    if isinstance(move, SetQuantity):
+        return RoutedCall("change_quantity", {"product": move.product, "quantity": move.quantity})
+    if isinstance(move, Remove):
+        return RoutedCall("remove_from_order", {"product": move.product})
+    return None
+
+
+async def _alternatives(pharmacy: Pharmacy, refused: str) -> str:
+    """Products that treat what the refused one treats and need no prescription."""
+    currency = pharmacy.shop.currency
+
+    def work(db: Db) -> str:
+        product = next(iter(family(db, refused)), None)
+        words = " ".join(content_words(product.keywords)) if product is not None else refused
+        hits = [
+            h
+            for h in search_products(db, words, limit=8)
+            if not h.product.prescription_only and h.product.stock > 0
+        ][:3]
+        if not hits:
+            return (
+                f"I'm sorry, we have nothing that replaces {refused} without a prescription. "
+                "Our pharmacist can advise you. Would you like me to put you through?"
+            )
+        from agents.speech import describe
+
+        listed = "; ".join(describe(h.product, currency) for h in hits)
+        return (
+            f"Without a prescription, we have {len(hits)} options: {listed}. {_WHICH}"
+            if len(hits) > 1
+            else f"Without a prescription, we have {listed}. Would you like to order it?"
+        )
+
+    return await pharmacy.run(work)
+
+
+async def _picked(
+    pharmacy: Pharmacy, session: Session, said: str, options: list[str]
+) -> RoutedCall | None:
+    """The option the caller chose by a variant word ("the gel one", "the 400s")."""
+    if not options:
+        return None
+
+    def work(db: Db) -> Product | None:
+        products = [p for name in options for p in family(db, name)[:1]]
+        resolution = resolve(products, said)
+        return resolution.product
+
+    product = await pharmacy.run(work)
+    if product is None:
+        return None
+    quantity = stated_quantity(said)
+    if quantity is None:
+        history = await session.get_user_history()
+        recent = [q for m in history[-3:-1] for q in spoken_quantities(m.content)]
+        quantity = recent[-1] if recent else 1
+    return RoutedCall("add_to_order", {"product": product.name, "quantity": quantity})
+
+
+async def pharmacy_fallback(session: Session, said: str) -> str:
+    """Code's words when the models could not answer in time: never silence, never a guess."""
+    pharmacy = _pharmacy(session)
+    known = facts(pharmacy, said)
+    if known is not None:
+        return known + " Anything else?"
+    return (
+        "I'm sorry, I didn't manage that. Could you say it another way, "
+        f"or would you like me to {safety.OFFER_MARK}?"
+    )

@@ -1,0 +1,273 @@
+"""Issue 18's classes of broken calls, each checked in the database: consent, variants,
+several items, safety, bounded turns, internal text, natural requests.
+
+They run on the scripted provider with the real pharmacy (routers, screen, tools,
+SQLite). Each failed on the code before the order moves, the screen and the budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from callswarm.app import Services, build_services
+from callswarm.settings import Settings
+from swarm import AssistantMessage, ToolCall
+
+from .test_conversations import orders_of, talk
+
+
+def lines_of(shop: Services, client: str) -> list[tuple[str, str, int, int]]:
+    """(status, sku, quantity, order total) of every line of the caller's orders."""
+    return sorted(
+        (order.status.value, line.sku, line.quantity, order.total_cents)
+        for order, lines in orders_of(shop, client)
+        for line in lines
+    )
+
+
+# --- 1. money and consent ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("yes", ["yes", "yeah go ahead", "yes please the paracetamol", "yep"])
+async def test_a_yes_to_a_read_back_only_confirms_even_after_a_change(
+    shop: Services, yes: str
+) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "two boxes of paracetamol please",
+        "actually make that three",
+        "that's all",
+        yes,
+    )
+    assert "is placed" in replies[-1]
+    assert lines_of(shop, "c") == [("confirmed", "PAR500-16", 3, 3 * 299)]
+
+
+async def test_a_second_read_back_then_yes_does_not_add_again(shop: Services) -> None:
+    await talk(shop, "c", "two boxes of ibuprofen", "that's all", "read it back", "yes")
+    assert lines_of(shop, "c") == [("confirmed", "IBU200-24", 2, 2 * 399)]
+
+
+@pytest.mark.parametrize(
+    ("change", "quantity"),
+    [
+        ("make that three", 3),
+        ("um one more box", 3),
+        ("actually, four instead", 4),
+        ("can you add another one", 3),
+        ("two more of the paracetamol", 4),
+    ],
+)
+async def test_changes_give_the_total_the_caller_means(
+    shop: Services, change: str, quantity: int
+) -> None:
+    await talk(shop, "c", "two boxes of paracetamol please", change, "that's all", "yes")
+    assert lines_of(shop, "c") == [("confirmed", "PAR500-16", quantity, quantity * 299)]
+
+
+async def test_a_second_box_means_two_in_all(shop: Services) -> None:
+    await talk(shop, "c", "one box of loratadine", "and a second box", "that's all", "yes")
+    [(status, sku, quantity, _)] = lines_of(shop, "c")
+    assert (status, sku, quantity) == ("confirmed", "LOR10-30", 2)
+
+
+async def test_take_one_off_removes_only_that_line(shop: Services) -> None:
+    await talk(
+        shop,
+        "c",
+        "one box of paracetamol and one box of ibuprofen",
+        "take the ibuprofen off",
+        "that's all",
+        "yes",
+    )
+    assert lines_of(shop, "c") == [("confirmed", "PAR500-16", 1, 299)]
+
+
+# --- 2. the variant the caller's words pick ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "sku"),
+    [
+        ("can I get the ibuprofen gel please", "IBUGEL-50"),
+        ("one of the strong ibuprofen", "IBU400-24"),
+        ("one box of the ibuprofen 400", "IBU400-24"),
+        ("paracetamol liquid for my toddler please", "PARSUS-100"),
+        ("one of the children's ibuprofen", "IBUSUS-100"),
+        ("the bigger pack of paracetamol please, just one", "PAR500-32"),
+        ("one pack of the 32 paracetamol", "PAR500-32"),
+    ],
+)
+async def test_the_variant_named_is_the_one_ordered(shop: Services, said: str, sku: str) -> None:
+    await talk(shop, "c", said, "that's all", "yes")
+    [(status, got, quantity, _)] = lines_of(shop, "c")
+    assert (status, got, quantity) == ("confirmed", sku, 1)
+
+
+async def test_a_variant_picked_from_the_options_listed(shop: Services) -> None:
+    replies = await talk(shop, "c", "do you have ibuprofen", "the gel one please")
+    assert "Ibuprofen Gel" in replies[-1]
+    assert [(status, sku, q) for status, sku, q, _ in lines_of(shop, "c")] == [
+        ("pending", "IBUGEL-50", 1)
+    ]
+
+
+async def test_a_child_is_never_given_the_adult_tablets(shop: Services) -> None:
+    await talk(shop, "c", "ibuprofen for my toddler please", "that's all", "yes")
+    skus = [sku for _, sku, _, _ in lines_of(shop, "c")]
+    assert "IBU200-24" not in skus and "IBU400-24" not in skus
+
+
+# --- 3. several products in one sentence -------------------------------------------------------
+
+
+async def test_one_of_each_takes_both(shop: Services) -> None:
+    replies = await talk(
+        shop, "c", "um can I get one of the paracetamol and one of the loratadine", "that's all"
+    )
+    assert "Paracetamol" in replies[0] and "Loratadine" in replies[0]
+    assert [(sku, q) for _, sku, q, _ in lines_of(shop, "c")] == [
+        ("LOR10-30", 1),
+        ("PAR500-16", 1),
+    ]
+
+
+async def test_a_name_with_and_in_it_is_one_product(shop: Services) -> None:
+    await talk(shop, "c", "two packs of the honey and lemon lozenges", "that's all", "yes")
+    assert [(sku, q) for _, sku, q, _ in lines_of(shop, "c")] == [("HONLEM-16", 2)]
+
+
+# --- 4. safety before sales --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "must_say"),
+    [
+        ("I've got really bad chest pain and my arm is numb", "911"),
+        ("my husband can't breathe properly", "911"),
+        ("i want to take the whole box of my tablets at once tonight", "988"),
+        ("is it safe to take ibuprofen when I'm pregnant", "pharmacist"),
+        ("how much calpol can I give my two year old", "pharmacist"),
+    ],
+)
+async def test_safety_calls_never_get_products_or_orders(
+    shop: Services, said: str, must_say: str
+) -> None:
+    with shop.engine.bus.subscribe() as events:
+        replies = await talk(shop, "c", said)
+        tools = [getattr(e, "tool", None) for e in events.drain()]
+    assert must_say in replies[0]
+    assert "dollar" not in replies[0]
+    assert not {"search_products", "add_to_order", "get_product"} & set(tools)
+    assert orders_of(shop, "c") == []
+
+
+async def test_safety_mid_order_adds_nothing_and_a_yes_reaches_a_person(shop: Services) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "two boxes of ibuprofen please",
+        "actually is it ok to take these with warfarin",
+        "yes please",
+    )
+    assert "pharmacist" in replies[1]
+    assert "member of our staff" in replies[2]
+    assert lines_of(shop, "c") == [("pending", "IBU200-24", 2, 2 * 399)]
+
+
+async def test_the_emergency_number_is_a_setting(tmp_path) -> None:
+    services = build_services(
+        Settings(
+            data_dir=tmp_path,
+            provider="scripted",
+            idle_timeout=None,
+            emergency_number="112",
+            crisis_line="116 123",
+        )
+    )
+    try:
+        [reply] = await talk(services, "c", "my dad collapsed and isn't breathing")
+        assert "112" in reply and "911" not in reply
+    finally:
+        await services.aclose()
+
+
+# --- 5. turns that end -------------------------------------------------------------------------
+
+
+async def test_a_model_that_hands_the_caller_back_and_forth_ends_in_code(shop: Services) -> None:
+    backend = shop.engine.registry.completions["scripted"]
+    calls: list[str] = []
+
+    def ping_pong(args):
+        calls.append(args.agent_name)
+        name = "navigate_to_triage" if args.agent_name == "sales" else "navigate_to_sales"
+        return AssistantMessage(tool_calls=(ToolCall(f"x{len(calls)}", name, {}),))
+
+    backend.answer = ping_pong
+    replies = await talk(shop, "c", "I'd like something and also where do you live")
+    assert len(calls) <= 3
+    assert "River Street" in replies[0] or "put you through" in replies[0]
+
+
+# --- 6. nothing internal is spoken -------------------------------------------------------------
+
+
+async def test_a_model_repeating_its_correction_is_not_heard(shop: Services) -> None:
+    backend = shop.engine.registry.completions["scripted"]
+    outputs = [
+        AssistantMessage(tool_calls=(ToolCall("x1", "no_such_tool", {}),)),
+        AssistantMessage(
+            content="You called a tool that does not exist. Use only the tools you were given."
+        ),
+    ]
+    backend.answer = lambda args: outputs.pop(0) if outputs else AssistantMessage(content="Hi.")
+    [reply] = await talk(shop, "c", "tell me about your shop")
+    assert "tool" not in reply.lower() and reply
+
+
+# --- 7. natural requests -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "could I have a word with someone who works there",
+        "is there an actual pharmacist I can talk to",
+        "can you put me through to a real person",
+    ],
+)
+async def test_a_person_asked_for_in_own_words_mid_order(shop: Services, said: str) -> None:
+    replies = await talk(shop, "c", "two boxes of paracetamol please", said)
+    assert "member of our staff" in replies[1]
+    assert "can't find" not in replies[1]
+
+
+async def test_what_else_after_a_prescription_refusal(shop: Services) -> None:
+    replies = await talk(shop, "c", "can I get some tramadol", "so what else is there then")
+    assert "prescription" in replies[0]
+    assert "Tramadol" not in replies[1] and "dollar" in replies[1]
+    assert orders_of(shop, "c") == []
+
+
+@pytest.mark.parametrize(
+    ("brand", "name"),
+    [("tylenol", "Paracetamol"), ("advil", "Ibuprofen"), ("claritin", "Loratadine")],
+)
+async def test_common_brand_names_find_the_product(shop: Services, brand: str, name: str) -> None:
+    [_, reply] = await talk(shop, "c", "hi there", f"do you have {brand}")
+    assert name in reply
+
+
+async def test_two_callers_at_once_keep_their_own_orders(shop: Services) -> None:
+    await asyncio.gather(
+        talk(shop, "a", "two boxes of paracetamol", "make that three", "that's all", "yes"),
+        talk(shop, "b", "one of the ibuprofen gel", "that's all", "yes"),
+    )
+    assert lines_of(shop, "a") == [("confirmed", "PAR500-16", 3, 897)]
+    assert [(status, sku, q) for status, sku, q, _ in lines_of(shop, "b")] == [
+        ("confirmed", "IBUGEL-50", 1)
+    ]

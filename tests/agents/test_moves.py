@@ -1,0 +1,70 @@
+"""The moves a caller's words make on an order in progress (agents/moves.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.moves import Confirm, Remove, SetQuantity, order_move
+from models.orders import LineView
+
+LINES = (
+    LineView("PAR500-16", "Paracetamol", "500 mg", "tablets", 2, 299),
+    LineView("IBUGEL-50", "Ibuprofen Gel", "5 percent", "gel", 1, 749),
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "move"),
+    [
+        ("make that three", SetQuantity("Ibuprofen Gel", 3)),
+        ("actually make it three boxes", SetQuantity("Ibuprofen Gel", 3)),
+        ("um one more", SetQuantity("Ibuprofen Gel", 2)),
+        ("one more box of the paracetamol", SetQuantity("Paracetamol", 3)),
+        ("two more of the paracetamol please", SetQuantity("Paracetamol", 4)),
+        ("another one", SetQuantity("Ibuprofen Gel", 2)),
+        ("and a second box of the paracetamol", SetQuantity("Paracetamol", 2)),
+        ("three instead", SetQuantity("Ibuprofen Gel", 3)),
+        ("no, four", SetQuantity("Ibuprofen Gel", 4)),
+        ("change the paracetamol to 5", SetQuantity("Paracetamol", 5)),
+        ("take the gel off", Remove("Ibuprofen Gel")),
+        ("uh remove the paracetamol please", Remove("Paracetamol")),
+        ("i don't want the paracetamol any more", Remove("Paracetamol")),
+        ("take it off", Remove("Ibuprofen Gel")),
+    ],
+)
+def test_changes_name_the_line_and_its_new_total(said: str, move) -> None:
+    assert order_move(said, LINES, read_back_heard=False) == move
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "one more box of aspirin",  # a new product: an add, not a change
+        "two boxes of loratadine",
+        "what time do you close",
+        "that's all thanks",
+        "do you have anything for a cough",
+        "take the aspirin off",  # not in the order: nothing to remove
+    ],
+)
+def test_words_that_change_no_line_are_no_move(said: str) -> None:
+    assert order_move(said, LINES, read_back_heard=False) is None
+
+
+@pytest.mark.parametrize("yes", ["yes", "yeah go ahead", "yes please, the paracetamol", "yep"])
+def test_a_yes_to_the_read_back_only_confirms(yes: str) -> None:
+    assert order_move(yes, LINES, read_back_heard=True) == Confirm()
+
+
+@pytest.mark.parametrize("said", ["yes", "yes please"])
+def test_a_yes_that_answers_no_read_back_confirms_nothing(said: str) -> None:
+    assert order_move(said, LINES, read_back_heard=False) is None
+
+
+@pytest.mark.parametrize("hedge", ["yes but make it three", "no", "wait, hang on"])
+def test_a_hedged_answer_to_the_read_back_is_not_a_confirm(hedge: str) -> None:
+    assert order_move(hedge, LINES, read_back_heard=True) != Confirm()
+
+
+def test_an_empty_order_has_no_moves() -> None:
+    assert order_move("make that three", (), read_back_heard=False) is None

@@ -1,0 +1,337 @@
+"""The safety screen: what callers say the way speech-to-text gives it to us."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from agents.safety import (
+    OFFER_MARK,
+    Concern,
+    SafetyAnswer,
+    SafetyLines,
+    accepts_person,
+    screen,
+)
+
+CATALOGUE = Path(__file__).resolve().parents[2] / "models" / "data" / "catalogue.json"
+PRODUCT_NAMES = [p["name"] for p in json.loads(CATALOGUE.read_text())["products"]]
+
+EMERGENCY = [
+    "um my dad cant breathe",
+    "she can't breath properly",
+    "uh he's not breathing",
+    "i've got chest pains",
+    "my chest hurts really bad",
+    "there's like a tightness in my chest",
+    "chest pain going down my left arm",
+    "she collapsed in the kitchen",
+    "she passed out and she won't wake up",
+    "my husband is unconscious",
+    "uh he's having a seizure",
+    "my daughter is having a fit right now",
+    "i think my mum is having a stroke her face is drooping",
+    "his speech is all slurred and he cant move his arm",
+    "i cut my hand and it won't stop bleeding",
+    "there's blood everywhere",
+    "my throat is swelling up",
+    "her tongue is all swollen after she ate peanuts",
+    "my lips are swelling and i'm struggling to breathe",
+    "my toddler swallowed some of my pills",
+    "my son ate a bunch of tablets",
+    "my little boy took some of my blood pressure tablets",
+    "um so my daughter drank some of the calpol bottle",
+    "my kid drank bleach",
+    "my son swallowed a button battery",
+    "i took too many paracetamol",
+    "i think i gave him too much medicine",
+    "my friend has taken an overdose",
+    "he overdosed",
+    "i think my baby has been poisoned",
+    "i accidentally took my husband's tablets",
+    "he's choking and going blue",
+    "i think i'm having a heart attack",
+    "she's gone into anaphylactic shock",
+    "hello um yeah i need an ambulance",
+    "my chest uh hurts",
+    "he's fitting",
+]
+
+SELF_HARM = [
+    "i want to take all my pills at once",
+    "i'm going to take the whole packet tonight",
+    "um i've been thinking of ending it",
+    "i just want to kill myself",
+    "i want to end it all",
+    "i don't want to live anymore",
+    "i dont want to be here anymore",
+    "i've been hurting myself",
+    "i keep thinking about harming myself",
+    "i feel suicidal",
+    "how many tablets would it take to kill me",
+    "honestly i just want to die",
+    "everyone would be better off without me",
+    "i'm gonna swallow the whole bottle",
+    "i'm thinking of overdosing",
+    "i cant go on like this anymore",
+    "i've been self-harming again",
+    "what's a lethal dose of paracetamol",
+    "i want to end my life",
+    "i'm going to take every tablet in the house",
+    "i'm just gonna take them all at once",
+    "what's the erm lethal uh dose of these",
+]
+
+DOSING = [
+    "how much calpol can i give my two year old",
+    "what dose for a six month old",
+    "is it ok to take ibuprofen when i'm pregnant",
+    "um i'm breastfeeding",
+    "can i take paracetamol with my warfarin",
+    "can i drink alcohol on these",
+    "how many can i take in a day",
+    "how many should i take",
+    "is it safe to take ibuprofen while pregnant",
+    "what's the maximum dose of paracetamol",
+    "uh can i take ibuprofen and paracetamol together",
+    "i'm on blood thinners can i have aspirin",
+    "how often can i give him the ibuprofen",
+    "how much should my toddler have",
+    "what dosage for a baby",
+    "can i give my 3 year old cough syrup",
+    "i missed a dose what should i do",
+    "like how long do i wait between doses",
+    "can i have a glass of wine with my antibiotics",
+    "is it okay to mix cold and flu tablets with paracetamol",
+    "i'm taking sertraline can i take the sleep aid too",
+    "how many paracetamol can i have a day",
+    "she's only 18 months how much can she have",
+    "can i take it if i have asthma",
+    "i'm pregnant can i have paracetamol",
+    "can i take co-codamol after drinking",
+    "is ibuprofen ok for asthma",
+    "can i take ibuprofen on an empty stomach",
+    "my baby has a temperature what can i give her",
+]
+
+NEGATIVE = [
+    "i need something for a chesty cough",
+    "do you have a nasal spray to help me breathe through my nose",
+    "i cant breathe through my nose it's so blocked",
+    "something for heartburn please",
+    "have you got anything for period pain",
+    "children's paracetamol please",
+    "have you got calpol for my two year old",
+    "two boxes of ibuprofen",
+    "do you sell pregnancy tests",
+    "i'd like folic acid for pregnancy",
+    "something for a sore throat",
+    "can i take that to go",
+    "i'll take the whole lot",
+    "what's the dose of the ibuprofen",
+    "what strength is the ibuprofen",
+    "how much is the paracetamol",
+    "how much does the calpol cost",
+    "how many do you have in stock",
+    "how many tablets are in a pack",
+    "how long does delivery take",
+    "what time do you close",
+    "can i pick it up tomorrow",
+    "i'd like to place an order",
+    "do you have low dose aspirin",
+    "how much is the low dose aspirin",
+    "i want to buy emergency contraception",
+    "can you read back my order",
+    "that's everything thanks",
+    "i hurt myself playing football have you got ibuprofen gel",
+    "i cut myself shaving do you have plasters",
+    "something for food poisoning",
+    "my baby is teething do you have teething gel",
+    "i need a thermometer for my baby",
+    "this headache is killing me",
+    "can you give me two packs",
+    "can i take it with me today",
+    "do you have alcohol free mouthwash",
+    "something for a chest infection",
+    "uh i'll have the ibuprofen strong please",
+    "do you have sertraline",
+    "she's fitting the new shelves",
+    "is that ok for friday",
+    "i'm dying for a coffee",
+    "that's it end it there",
+    "how many can i buy",
+    "what's the maximum i can buy",
+    "is it safe to pay by card",
+    "can i have it delivered if i'm not home",
+    "how much children's paracetamol do you have",
+    "",
+]
+
+
+@pytest.mark.parametrize("said", EMERGENCY)
+def test_emergency(said: str) -> None:
+    answer = screen(said)
+    assert answer is not None and answer.concern is Concern.EMERGENCY, said
+
+
+@pytest.mark.parametrize("said", SELF_HARM)
+def test_self_harm(said: str) -> None:
+    answer = screen(said)
+    assert answer is not None and answer.concern is Concern.SELF_HARM, said
+
+
+@pytest.mark.parametrize("said", DOSING)
+def test_dosing(said: str) -> None:
+    answer = screen(said)
+    assert answer is not None and answer.concern is Concern.DOSING, said
+
+
+@pytest.mark.parametrize("said", NEGATIVE)
+def test_ordinary_shopping_passes(said: str) -> None:
+    assert screen(said) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "concern"),
+    [
+        ("I can't breathe!", Concern.EMERGENCY),
+        ("My Toddler SWALLOWED some of my pills...", Concern.EMERGENCY),
+        ("I want to take ALL my pills at once.", Concern.SELF_HARM),
+        ("I\u2019m thinking of ending it.", Concern.SELF_HARM),
+        ("Can I take paracetamol with my warfarin?", Concern.DOSING),
+        ("Is it OK to take ibuprofen when I\u2019m pregnant?", Concern.DOSING),
+    ],
+)
+def test_punctuation_and_case_do_not_matter(said: str, concern: Concern) -> None:
+    answer = screen(said)
+    assert answer is not None and answer.concern is concern
+
+
+@pytest.mark.parametrize(
+    ("said", "concern"),
+    [
+        ("my son swallowed my pills and i want to die", Concern.EMERGENCY),
+        ("i took too many and i'm pregnant", Concern.EMERGENCY),
+        ("i want to kill myself and i can't breathe", Concern.EMERGENCY),
+        ("i want to end it all how many tablets should i take", Concern.SELF_HARM),
+        ("i'm pregnant and i want to kill myself", Concern.SELF_HARM),
+        ("how much calpol can i give my baby she collapsed", Concern.EMERGENCY),
+    ],
+)
+def test_precedence(said: str, concern: Concern) -> None:
+    answer = screen(said)
+    assert answer is not None and answer.concern is concern
+
+
+LINES = SafetyLines(emergency_number="112", crisis_line="116 123")
+ONE_OF_EACH = {
+    Concern.EMERGENCY: EMERGENCY[0],
+    Concern.SELF_HARM: SELF_HARM[0],
+    Concern.DOSING: DOSING[0],
+}
+
+
+def _answer(concern: Concern, lines: SafetyLines = LINES) -> SafetyAnswer:
+    answer = screen(ONE_OF_EACH[concern], lines)
+    assert answer is not None and answer.concern is concern
+    return answer
+
+
+def test_emergency_words_use_the_configured_number() -> None:
+    words = _answer(Concern.EMERGENCY).words
+    assert "call 112 now" in words
+    assert "911" not in words and "988" not in words
+
+
+def test_self_harm_words_give_crisis_line_and_emergency_number() -> None:
+    words = _answer(Concern.SELF_HARM).words
+    assert "call or text 116 123" in words
+    assert "112" in words
+    assert "911" not in words and "988" not in words
+
+
+def test_default_numbers() -> None:
+    assert "call 911 now" in _answer(Concern.EMERGENCY, SafetyLines()).words
+    assert "988" in _answer(Concern.SELF_HARM, SafetyLines()).words
+
+
+def test_dosing_words_send_to_a_pharmacist() -> None:
+    words = _answer(Concern.DOSING).words
+    assert "pharmacist" in words
+    assert "112" not in words
+
+
+@pytest.mark.parametrize("concern", list(Concern))
+def test_words_are_short_speakable_and_offer_a_person(concern: Concern) -> None:
+    answer = _answer(concern)
+    assert answer.offer_person
+    assert OFFER_MARK in answer.words
+    # The offer is the last sentence, so it is what the caller answers.
+    assert answer.words.endswith("?")
+    assert OFFER_MARK in answer.words.rsplit(".", 1)[-1]
+    assert len(answer.words.split()) < 40
+    assert not re.search(r"[\n*#_\[\]<>{}|•]|\s-\s|: ", answer.words)
+
+
+@pytest.mark.parametrize("concern", list(Concern))
+def test_words_name_no_product_price_or_order(concern: Concern) -> None:
+    words = _answer(concern).words.lower()
+    for name in PRODUCT_NAMES:
+        assert not re.search(rf"\b{re.escape(name.lower())}\b", words), name
+    assert "dollar" not in words and "$" not in words and "price" not in words
+    assert not re.search(r"\border", words)
+
+
+def test_catalogue_loaded() -> None:
+    # Guards the product test above against passing on an empty list.
+    assert len(PRODUCT_NAMES) > 50 and "Ibuprofen" in PRODUCT_NAMES
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "yes please",
+        "yeah",
+        "ok put me through",
+        "please do",
+        "Yes, please.",
+        "yep",
+        "sure",
+        "uh yeah go on then",
+        "okay",
+        "put me through",
+        "go ahead",
+        "yes i'd like that",
+        "why not",
+        "i don't mind",
+    ],
+)
+def test_accepts_person_yes(said: str) -> None:
+    assert accepts_person(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "no",
+        "no thanks",
+        "nope",
+        "no i'm fine",
+        "i'm ok thanks",
+        "not right now",
+        "don't bother",
+        "no don't put me through",
+        "that's okay",
+        "yes no actually no",
+        "nah",
+        "",
+        "maybe later",
+        "i'll call them myself",
+        "what time do you close",
+    ],
+)
+def test_accepts_person_no(said: str) -> None:
+    assert not accepts_person(said)
