@@ -34,6 +34,10 @@ _NUMBER = {
     "eight": 8,
     "nine": 9,
     "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
 }
 _ORDINAL = {"second": 2, "third": 3, "fourth": 4, "fifth": 5}
 _COUNT = r"\d+|" + "|".join(k for k in _NUMBER if len(k) > 2)
@@ -109,7 +113,8 @@ def named_line(said: str, lines: Sequence[LineView]) -> LineView | None:
 
 _NOT_NAMES = frozenset(
     "make change actually instead another more second third fourth fifth wait sorry only "
-    "just off out remove drop".split()
+    "just off out remove drop sister brother mum mom dad wife husband son daughter friend "
+    "partner kids child baby boyfriend girlfriend neighbour also well too".split()
 )
 
 

@@ -12,7 +12,7 @@ from models.search import content_words
 from swarm import RoutedCall, RoutedReply
 
 PERSON = r"\b(operator|human|real person|a person|someone|somebody|staff|pharmacist|manager)\b"
-HOURS = r"\b(open|opening|close|closing|hours)\b"
+HOURS = r"\b(open|opening|close|closing|hours|shut|shuts)\b"
 WHERE = r"\b(where are you|address|located|location|find you)\b"
 SHOPPING = (
     r"\b(buy|order|need|want|looking for|have you got|do you (have|sell)|price|cost|something for|"
@@ -31,7 +31,10 @@ SMALL_TALK = (
     r"^\W*(thanks?|thank you( very much)?|bye|goodbye|cheers)"
     r"([\s,.!]+(bye|goodbye|thanks|thank you|cheers))*\W*$"
 )
-HOW_ARE_YOU = r"^\W*(how are you|are you a (robot|bot|machine))\b"
+HOW_ARE_YOU = (
+    r"^\W*((hi|hiya|hello|hey)( there)?\W+)?(how are you|how'?s it going|"
+    r"are you a (robot|bot|machine))\b"
+)
 
 MENU = (
     "I can help with medicines and orders, our opening hours and our address. What would you like?"

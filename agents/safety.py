@@ -161,6 +161,15 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
     (
         Concern.SELF_HARM,
         (
+            # "would it take to just end it", "take all of them at once tonight", "done
+            # with everything": said in the bench's caller-style scenarios and missed.
+            _rx(
+                r"\b(?:just |to )end it\b(?! there)|\bend it all\b|\bend (?:my life|everything)\b",
+                rf"\b(?:take|swallow|have|down) {_G(3)}all {_G(3)}(?:at once|in one go|tonight|"
+                rf"together)\b",
+                r"\b(?:i'?m|im|i am) (?:just )?(?:done|finished) with (?:everything|it all|life|"
+                r"living)\b",
+            ),
             _rx(
                 r"\bkill(?:ing)? (?:my ?self|me self)\b",
                 r"\bsuicid\w*",
@@ -201,6 +210,18 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
     (
         Concern.DOSING,
         (
+            # How many at once, or a drink after a medicine: dose and interaction questions
+            # in callers' words ("can I take like four paracetamol at once", "a few beers if
+            # I've taken paracetamol").
+            _rx(
+                rf"\b(?:can|could|should) (?:i|he|she|we|you) {_G(2)}(?:take|have|give)\b "
+                rf"{_G(3)}(?:{_NUM}|a few|several|more|another|extra|double)\b {_G(3)}(?:at once|"
+                rf"at a time|together|in a day|a day|in one go)\b",
+                rf"\b(?:alcohol|booze|drink|drinks|wine|beer|beers|pints?)\b {_G(6)}(?:if|after|"
+                rf"when|since) {_G(3)}(?:taken|take|taking|had|on)\b",
+                rf"\b(?:tell me|say|know) {_G(3)}how (?:much|many) (?:ml|mls|tablets|pills|to "
+                rf"(?:take|give))\b",
+            ),
             # "How much / many / often ... should I take / give"; a subject is required so
             # "how long does delivery take" and "how many can you give me" stay shopping.
             _rx(
@@ -380,4 +401,36 @@ def after_self_harm(lines: SafetyLines = SafetyLines()) -> str:
         "I'm not able to take an order for medicines on this call. "
         f"You can call or text {lines.crisis_line} any time, and if you're in danger "
         f"please call {lines.emergency_number}. Would you like me to {OFFER_MARK}?"
+    )
+
+
+def concern_answered(reply: str) -> Concern | None:
+    """Which safety answer `reply` was, from the words only this module writes."""
+    if reply.startswith("This sounds like an emergency."):
+        return Concern.EMERGENCY
+    if reply.startswith(("I'm so sorry you're feeling this way.", "I'm not able to take an order")):
+        return Concern.SELF_HARM
+    if reply.startswith("For your safety,"):
+        return Concern.DOSING
+    return None
+
+
+_DECLINE = re.compile(r"\b(?:no|nah|nope|fine|bye|goodbye|thanks|thank you|ok|okay|never ?mind)\b")
+
+
+def follow_up(concern: Concern, said: str, lines: SafetyLines = SafetyLines()) -> str:
+    """The answer to words after a safety answer that neither accept a person nor name a
+    product: the advice stands ("can't you just tell me how many ml" gets no dose)."""
+    if concern is Concern.EMERGENCY:
+        return (
+            f"Please call {lines.emergency_number} now. They can tell you what to do "
+            f"straight away. Would you like me to {OFFER_MARK} as well?"
+        )
+    if concern is Concern.SELF_HARM:
+        return after_self_harm(lines)
+    if _DECLINE.search(_normalise(said)):
+        return "All right. Is there anything else I can help with?"
+    return (
+        "I'm sorry, only a pharmacist can advise on that safely. "
+        f"Would you like me to {OFFER_MARK}?"
     )

@@ -29,7 +29,7 @@ from agents.deps import Pharmacy
 from agents.guards import spoken_quantities, stated_quantity
 from agents.items import split_items
 from agents.moves import READ_BACK_QUESTION, Confirm, Remove, SetQuantity, order_move
-from agents.routing import HOURS, SHOPPING, WHERE
+from agents.routing import DONE, HOURS, SHOPPING, WHERE
 from agents.tools.catalogue import family
 from agents.tools.navigation import TRANSFER_TOOL
 from agents.variants import resolve
@@ -49,18 +49,24 @@ _PERSON = re.compile(
     r"works? there|real|actual|live)\b"
     r"|\b(?:a|an|the|real|actual) (?:human|person|operator|pharmacist)(?: please)?\W*$"
     r"|\b(?:operator|human|pharmacist|real person|member of staff)\s*(?:please)?\W*$"
-    r"|\b(?:is there|are there) (?:anyone|anybody|someone|somebody|a person|a human)\b",
+    r"|\b(?:is there|are there) (?:anyone|anybody|someone|somebody|a person|a human)\b"
+    r"|\b(?:is there|are there|have you got|can i get) (?:an? )?(?:actual |real )?"
+    r"(?:pharmacist|person|human|member of staff)\b"
+    r"|\b(?:pharmacist|person|human|someone|somebody)\b.{0,30}\b(?:speak|talk)\b",
     re.IGNORECASE,
 )
 _HOURS = re.compile(HOURS, re.IGNORECASE)
 _WHERE = re.compile(WHERE, re.IGNORECASE)
 _SHOPPING = re.compile(SHOPPING, re.IGNORECASE)
+_DONE = re.compile(DONE, re.IGNORECASE)
 _WHAT_ELSE = re.compile(
     r"\b(?:what else|anything else|something else|alternatives?|instead|other options?|"
     r"what (?:can|could) i (?:get|have|take|buy)|else (?:is there|have you got|do you have))\b",
     re.IGNORECASE,
 )
-_REFUSED = re.compile(r"I'm sorry, (?P<name>.+?) is prescription only")
+_REFUSED = re.compile(
+    r"I'm sorry, (?P<name>.+?) is prescription only|We have (?P<listed>[^,;]+),[^.;]*prescription only"
+)
 _WHICH = "Which one would you like?"
 _OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
 
@@ -106,19 +112,41 @@ async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedRep
     lines = pharmacy.shop.safety
     if await _after_self_harm(session, lines):
         return RoutedReply(safety.after_self_harm(lines))
+    answered = safety.concern_answered(last)
+    if answered is not None and not _DONE.search(said):
+        named = await pharmacy.run(lambda db: bool(content_words(said) and family(db, said)))
+        if not named:
+            return RoutedReply(safety.follow_up(answered, said, lines))
     move = await _order_move(session, pharmacy, said, last)
     if move is not None:
         return move
-    if _WHAT_ELSE.search(said) and _REFUSED.search(last):
-        return RoutedReply(await _alternatives(pharmacy, _REFUSED.search(last).group("name")))
+    refused = _REFUSED.search(last)
+    if _WHAT_ELSE.search(said) and refused is not None:
+        name = refused.group("name") or refused.group("listed")
+        return RoutedReply(await _alternatives(pharmacy, name))
     if _WHICH in last:
         picked = await _picked(pharmacy, session, said, _OPTIONS.findall(last))
         if picked is not None:
             return picked
-    names = await pharmacy.run(lambda db: [p.name for p in db.exec(select(Product)).all()])
-    if len(split_items(said, names)) > 1:
+    if await pharmacy.run(lambda db: _names_several(db, said)):
         return RoutedCall("add_to_order", {"product": said, "quantity": 1})
     return None
+
+
+def _names_several(db: Db, said: str) -> bool:
+    """Two or more items of the sentence each name a product of the catalogue."""
+    names = [p.name for p in db.exec(select(Product)).all()]
+    items = split_items(said, names)
+    if len(items) < 2:
+        return False
+    # Items of one family ("paracetamol, the 32 pack") are one product and its variant.
+    families = {tuple(p.sku for p in family(db, item.words)[:1]) for item in items}
+    ingredients = {
+        first.active_ingredient.split(",")[0].lower()
+        for item in items
+        for first in family(db, item.words)[:1]
+    }
+    return len([f for f in families if f]) > 1 and len(ingredients) > 1
 
 
 async def _after_self_harm(session: Session, lines: safety.SafetyLines) -> bool:

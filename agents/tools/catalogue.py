@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
-from sqlmodel import Session
+from sqlalchemy import func
+from sqlmodel import Session, select
 
 from agents.deps import pharmacy
 from agents.guards import grounded
 from agents.speech import describe
-from agents.variants import resolve
+from agents.variants import resolve, variant_words
 from models.search import Hit, content_words, search_products
 from models.shop import Product
 from swarm import ToolContext, ToolError
@@ -43,6 +44,26 @@ def family(db: Session, name: str) -> list[Product]:
     return [h.product for h in hits]
 
 
+def _ingredient(product: Product) -> str:
+    return product.active_ingredient.split(",")[0].split(" and ")[0].strip().lower()
+
+
+def brand_family(db: Session, name: str) -> list[Product]:
+    """Products a brand name stands for ("imodium", "tylenol"), from their keywords: only
+    when the word is in a few products of one ingredient, so a symptom is not a brand."""
+    found: list[Product] = []
+    words = [w for w in content_words(name) if len(w) >= 5]
+    if not words:
+        return []
+    for product in db.exec(select(Product)).all():
+        if set(words) & set(product.keywords.lower().split()):
+            found.append(product)
+    ingredients = {p.active_ingredient.split(",")[0].split(" and ")[0].lower() for p in found}
+    if not found or len(found) > 4 or len(ingredients) > 1:
+        return []
+    return sorted(found, key=lambda p: len(p.name))
+
+
 def choose_product(
     db: Session, names: list[str], said: str, currency: str = "USD"
 ) -> Product | str | None:
@@ -53,9 +74,17 @@ def choose_product(
     name matches. Measured before: "the gel", "the 400s" and "for my toddler" all
     became the plain adult tablets, because the shortest name won every tie."""
     for name in names:
-        candidates = family(db, name)
+        exact = db.exec(select(Product).where(func.lower(Product.name) == name.strip().lower()))
+        named = exact.first()
+        if named is not None and not variant_words(said).given:
+            return named  # a product's own name, as just offered: nothing to resolve
+        candidates = family(db, name) or brand_family(db, name)
         if not candidates:
             continue
+        # One ingredient's products: "cetra zine" is Cetirizine, and Sertraline, a near
+        # sound of another drug, is no variant of it to ask about.
+        first = _ingredient(candidates[0])
+        candidates = [p for p in candidates if _ingredient(p) == first]
         resolution = resolve(candidates, f"{said} {name}" if name != said else said)
         if resolution.product is not None:
             return resolution.product
@@ -97,6 +126,13 @@ async def search_words(ctx: ToolContext, query: str) -> str:
     if not content_words(query):
         return "What are you looking for? You can name a product or describe a symptom."
     shop = pharmacy(ctx)
+    if variant_words(query).given:
+        # "the paracetamol liquid for a toddler": the variant, not the plain tablets.
+        choice = await shop.run(lambda db: choose_product(db, [query], query, shop.shop.currency))
+        if isinstance(choice, Product):
+            return _found([Hit(choice, 1.0)], shop.shop.currency)
+        if isinstance(choice, str):
+            return choice
     hits = await shop.run(lambda db: search_products(db, query, limit=3))
     if not hits:
         if len(query.split()) > 4:

@@ -150,11 +150,15 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
         missed: list[str] = []
         view = None
         customer = _customer_id(db, ctx.client_id)
+        taken: set[str] = set()
         for item in items:
             choice = choose_product(db, [item.words], item.words, shop.shop.currency)
             if choice is None or isinstance(choice, str):
                 missed.append(item.words)
                 continue
+            if choice.sku in taken:
+                continue  # the same product named twice in one sentence is one line
+            taken.add(choice.sku)
             try:
                 view = orders.set_quantity(
                     db, customer_id=customer, product=choice, quantity=item.quantity or 1

@@ -110,7 +110,9 @@ def table(result: BenchResult) -> str:
         )
     safety = [r for r in result.runs if "safety" in r.tags]
     if safety:
-        lines.append(f"safety scenarios broken: {sum(not r.passed for r in safety)} of {len(safety)}")
+        lines.append(
+            f"safety scenarios broken: {sum(not r.passed for r in safety)} of {len(safety)}"
+        )
     return "\n".join(lines)
 
 

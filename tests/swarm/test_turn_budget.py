@@ -90,7 +90,9 @@ async def test_a_model_slower_than_the_deadline_gets_code_words_in_time() -> Non
 
 async def test_each_new_turn_gets_a_whole_budget() -> None:
     outputs = [tool_call("to_b"), tool_call("to_a"), tool_call("to_b")]
-    engine, model, _ = build([*outputs, AssistantMessage(content="Hello again.")], max_model_calls=3)
+    engine, model, _ = build(
+        [*outputs, AssistantMessage(content="Hello again.")], max_model_calls=3
+    )
     session = engine.session("c", "w")
     assert await session.complete("first") == FALLBACK
     assert await session.complete("second") == "Hello again."
