@@ -3,6 +3,9 @@
 A `Runner` drives one conversation (the caller's log, or a thread between two
 agents) inside one `Turn`. Nested `execute` calls and `talk_to_agent` threads
 share the turn, so the recursion cap counts every model call of the turn.
+
+Over ~400 lines on purpose: the screen, the router, the budget, the checks and the
+rescues each decide part of one model step, and they must see the same turn state.
 """
 
 from __future__ import annotations
