@@ -11,8 +11,7 @@ from sqlmodel import Session as Db
 
 from agents.deps import Pharmacy
 from agents.guards import ELSEWHERE_WORDS, PERSON_WORDS
-from agents.safety import accepts_person
-from agents.screen import asks_for_person, offered_person
+from agents.screen import accepts_offer, asks_for_person
 from models import orders
 from models.search import content_words
 from swarm import Session
@@ -29,7 +28,9 @@ async def caller_asked_for_person(session: Session, agent: str) -> bool:
     if PERSON_WORDS.search(said) or asks_for_person(said):
         return True
     last = await session.get_last_assistant_message() or ""
-    return offered_person(last) and accepts_person(said)
+    pharmacy = session.deps
+    assert isinstance(pharmacy, Pharmacy)
+    return await accepts_offer(pharmacy, last, said)
 
 
 async def caller_wants_something(session: Session, agent: str) -> bool:

@@ -79,6 +79,14 @@ def offered_person(last_reply: str) -> bool:
     return safety.OFFER_MARK.lower() in last_reply.lower()
 
 
+async def accepts_offer(pharmacy: Pharmacy, last_reply: str, said: str) -> bool:
+    """A yes to the offer of a person, and not a new request: "two boxes of ibuprofen
+    please" after the offer holds a "please", and must not put the caller through."""
+    if not (offered_person(last_reply) and safety.accepts_person(said)):
+        return False
+    return not await pharmacy.run(lambda db: bool(content_words(said) and family(db, said)))
+
+
 def facts(pharmacy: Pharmacy, said: str) -> str | None:
     """The hours or the address, when that is what the caller asked."""
     shop = pharmacy.shop
@@ -104,7 +112,7 @@ async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedRep
     if concern is not None:
         log.warning("safety client_id=%s concern=%s", session.client_id, concern.concern.value)
         return RoutedReply(concern.words)
-    if asks_for_person(said) or (offered_person(last) and safety.accepts_person(said)):
+    if asks_for_person(said) or await accepts_offer(pharmacy, last, said):
         return RoutedCall(TRANSFER_TOOL, {"reason": "asked for a person"})
     known = facts(pharmacy, said)
     if known is not None and not _SHOPPING.search(said):

@@ -178,6 +178,20 @@ async def test_safety_mid_order_adds_nothing_and_a_yes_reaches_a_person(shop: Se
     assert lines_of(shop, "c") == [("pending", "IBU200-24", 2, 2 * 399)]
 
 
+async def test_an_order_after_a_safety_offer_is_an_order_not_a_yes(shop: Services) -> None:
+    # Seen in `make run`: the "please" of the order was taken as a yes to the person.
+    replies = await talk(
+        shop,
+        "c",
+        "I've got crushing chest pain and I can't breathe",
+        "two boxes of ibuprofen please",
+        "actually make that three",
+    )
+    assert "911" in replies[0]
+    assert "member of our staff" not in replies[1]
+    assert lines_of(shop, "c") == [("pending", "IBU200-24", 3, 3 * 399)]
+
+
 async def test_the_emergency_number_is_a_setting(tmp_path) -> None:
     services = build_services(
         Settings(
