@@ -15,30 +15,13 @@ from dataclasses import dataclass
 
 from rapidfuzz.fuzz import partial_ratio
 
-from agents.guards import is_clear_yes
+from agents.guards import NUMBER_WORDS, is_clear_yes
 from models.orders import LineView
 from models.search import content_words
 
 READ_BACK_QUESTION = "Shall I place the order?"
 
-_NUMBER = {
-    "one": 1,
-    "a": 1,
-    "an": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-}
+_NUMBER = {k: v for k, v in NUMBER_WORDS.items() if v <= 20}
 _ORDINAL = {"second": 2, "third": 3, "fourth": 4, "fifth": 5}
 _COUNT = r"\d+|" + "|".join(k for k in _NUMBER if len(k) > 2)
 _N = rf"(?P<n>{_COUNT})"
