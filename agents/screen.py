@@ -30,6 +30,7 @@ from agents.guards import spoken_quantities, stated_quantity
 from agents.items import split_items
 from agents.moves import READ_BACK_QUESTION, Confirm, Remove, SetQuantity, order_move
 from agents.routing import DONE, HOURS, SHOPPING, WHERE
+from agents.speech import describe
 from agents.tools.catalogue import family
 from agents.tools.navigation import TRANSFER_TOOL
 from agents.variants import resolve
@@ -148,13 +149,9 @@ def _names_several(db: Db, said: str) -> bool:
     if len(items) < 2:
         return False
     # Items of one family ("paracetamol, the 32 pack") are one product and its variant.
-    families = {tuple(p.sku for p in family(db, item.words)[:1]) for item in items}
-    ingredients = {
-        first.active_ingredient.split(",")[0].lower()
-        for item in items
-        for first in family(db, item.words)[:1]
-    }
-    return len([f for f in families if f]) > 1 and len(ingredients) > 1
+    firsts = [found[0] for item in items if (found := family(db, item.words))]
+    ingredients = {p.active_ingredient.split(",")[0].lower() for p in firsts}
+    return len({p.sku for p in firsts}) > 1 and len(ingredients) > 1
 
 
 async def _after_self_harm(session: Session, lines: safety.SafetyLines) -> bool:
@@ -202,8 +199,6 @@ async def _alternatives(pharmacy: Pharmacy, refused: str) -> str:
                 f"I'm sorry, we have nothing that replaces {refused} without a prescription. "
                 "Our pharmacist can advise you. Would you like me to put you through?"
             )
-        from agents.speech import describe
-
         listed = "; ".join(describe(h.product, currency) for h in hits)
         return (
             f"Without a prescription, we have {len(hits)} options: {listed}. {_WHICH}"
