@@ -37,6 +37,12 @@ TOOLS = {
         spoken(orders.change_quantity),
         availability.order_in_progress,
     ),
+    "swap_product": (
+        "Take a product out of the order and add what the caller wants instead.",
+        orders.SwapProduct,
+        spoken(orders.swap_product),
+        availability.order_in_progress,
+    ),
     "remove_from_order": (
         "Take a product out of the caller's order.",
         catalogue.ProductName,
@@ -92,6 +98,7 @@ SALES_TOOLS = (
     "add_to_order",
     "change_quantity",
     "remove_from_order",
+    "swap_product",
     "read_back_order",
     "confirm_order",
     "cancel_order",

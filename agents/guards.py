@@ -59,9 +59,22 @@ def is_number_word(word: str) -> bool:
     return word.lower() in _NUMBERS or word.isdigit()
 
 
+# Numbers that name a variant, not how many: "the 32 pack", "a pack of 32", "the 400s",
+# "the 200", "400 mg". Measured: "paracetamol, the 32 pack, three boxes" ordered 32.
+_VARIANT_NUMBER = re.compile(
+    r"\b(?:the\s+)?\d+\s*(?:-\s*)?(?:pack|packet|tablets? pack|count)\b(?!s)"
+    r"|\bpacks?\s+of\s+\d+\b|\bthe\s+\d+s?\b(?!\s+(?:more\s+)?(?:box|boxes|packs|packets|bottles|tubes|of\b))"
+    r"|\b\d+\s*(?:mg|milligrams?|ml|millilitres?|milliliters?|mcg|micrograms?|percent|%|spf)\b"
+    r"|\bspf\s*\d+\b|\bfactor\s+\d+\b|\b(?:vitamin\s+)?[bcd]\s*\d+\b|\bomega\s*\d\b",
+    re.IGNORECASE,
+)
+
+
 def spoken_quantities(text: str) -> list[int]:
-    """Quantities the caller stated: "two boxes" → [2], "half a dozen" → [6]."""
+    """Quantities the caller stated: "two boxes" → [2], "half a dozen" → [6]; numbers
+    that name a strength or a pack size ("the 32 pack", "the 400s") are not counted."""
     found = []
+    text = _VARIANT_NUMBER.sub(" ", text)
     for match in _QUANTITY.finditer(text):
         if match.group("half"):
             found.append(6)
@@ -73,10 +86,25 @@ def spoken_quantities(text: str) -> list[int]:
     return found
 
 
+# A self-correction between two quantities: "three boxes, no sorry, two boxes".
+_CORRECTED = re.compile(
+    r"\b(?:no|sorry|actually|i mean|wait|make (?:it|that)|or rather|scratch that|hang on)\b",
+    re.IGNORECASE,
+)
+
+
 def stated_quantity(text: str) -> int | None:
-    """The one quantity the caller stated, or None when they stated none or several."""
-    values = set(spoken_quantities(text))
-    return values.pop() if len(values) == 1 else None
+    """The one quantity the caller stated, or None when they stated none or several;
+    of several, the last when the caller corrected themselves between them."""
+    found = spoken_quantities(text)
+    if len(set(found)) == 1:
+        return found[0]
+    if len(found) == 2:
+        cleaned = _VARIANT_NUMBER.sub(" ", text)
+        matches = list(_QUANTITY.finditer(cleaned))
+        if len(matches) == 2 and _CORRECTED.search(cleaned, matches[0].end(), matches[1].start()):
+            return found[1]
+    return None
 
 
 def is_clear_yes(text: str) -> bool:

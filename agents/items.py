@@ -35,6 +35,11 @@ _QUANTITY = re.compile(
     rf"^(?:(?P<half>half a dozen)|(?:a\s+)?(?P<n>{_NUMBER}))"
     rf"(?:\s+(?:more|of|{_CONTAINER}))*(?:\s+x)?\b\s*",
 )
+# A count inside an item; "a", "an" and "one" are left out ("a bit poorly", "the gel one").
+_INSIDE = re.compile(
+    rf"\b(?P<n>\d+|{'|'.join(w for w in _NUMBERS if w not in ('a', 'an', 'one', 'another'))})"
+    rf"\b(?:\s+(?:more|of|{_CONTAINER}))*\s*"
+)
 _FILLERS = re.compile(r"\b(?:um+|uh+|erm+|er|hmm+|ah+|oh)\b")
 # What callers say around the items, not part of any name.
 _LEAD = re.compile(
@@ -44,6 +49,7 @@ _LEAD = re.compile(
     r"|give me|get me|let me (?:get|have)|do you have|have you got|add|put in)?\s*"
     r"(?:some|any|also|please)?\s*"
 )
+_NOT = re.compile(r"(?:but )?(?:not|no|rather than|instead of|apart from)\b")
 _TAIL = re.compile(r"\s*\b(?:please|thanks|thank you|as well|too|for me|then)\s*$")
 # Between items: "and", "also", "plus", "as well as", "and then", commas, full stops.
 _BETWEEN = re.compile(
@@ -72,6 +78,8 @@ def _protect(text: str, names: Sequence[str]) -> str:
 
 def _item(chunk: str) -> Wanted | None:
     chunk = _TAIL.sub("", _LEAD.sub("", chunk.strip(), count=1)).strip()
+    if _NOT.match(chunk):
+        return None  # "the rub on kind, not tablets": what the caller does not want
     quantity = None
     match = _QUANTITY.match(chunk)
     # "32 paracetamol" names the pack of 32 (at most 12 packs are ever asked for), and
@@ -79,6 +87,12 @@ def _item(chunk: str) -> Wanted | None:
     if match and (match.group("half") or _says_quantity(match, chunk)):
         quantity = 6 if match.group("half") else _number(match.group("n"))
         chunk = chunk[match.end() :].strip()
+    elif match is None:
+        # "we're off on holiday so two sun creams": the count comes after the chatter.
+        inside = _INSIDE.search(chunk)
+        if inside and _says_quantity(inside, chunk[inside.start() :]):
+            quantity = _number(inside.group("n"))
+            chunk = " ".join(f"{chunk[: inside.start()]} {chunk[inside.end() :]}".split())
     chunk = _LEAD.sub("", chunk, count=1).strip()
     if not chunk and quantity is None:
         return None

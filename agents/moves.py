@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from rapidfuzz.fuzz import partial_ratio
 
 from agents.guards import NUMBER_WORDS, is_clear_yes
+from agents.heard import READ_BACK
+from agents.routing import DONE
+from agents.variants import variant_words
 from models.orders import LineView
 from models.search import content_words
 
@@ -46,6 +49,10 @@ _REMOVE = re.compile(
     r"without (?:the )?(?P<d>.+))",
     re.IGNORECASE,
 )
+# "take one off", "one less", "two fewer": the line's total goes down.
+_LESS = re.compile(rf"\btake {_N} (?:off|away|out)\b|\b(?P<m>{_COUNT}) (?:less|fewer)\b", re.I)
+_DONE = re.compile(DONE, re.IGNORECASE)
+_IT = re.compile(r"(?:it|that|them|those|this|that one)", re.IGNORECASE)
 _STOP = frozenset(
     "the that those them these this take off out remove drop delete want don't dont please "
     "more another one two three four five box boxes pack packs make change instead actually "
@@ -70,7 +77,31 @@ class Remove:
     product: str
 
 
-Move = Confirm | SetQuantity | Remove
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """One line out, another product in: "take the cetirizine off and give me loratadine"."""
+
+    product: str  # the line's product name
+    instead: str  # the caller's words for what replaces it
+
+
+@dataclass(frozen=True, slots=True)
+class ReadBack:
+    """The caller asked to hear the order ("read that back", "what's the total")."""
+
+
+Move = Confirm | SetQuantity | Remove | Swap | ReadBack
+
+# "take the X off and give me Y", "instead of the X can I have Y", "swap the X for Y".
+_SWAP = re.compile(
+    r"\b(?:take (?:the |that )?(?P<a>.+?) (?:off|out)|remove (?:the )?(?P<b>.+?)|"
+    r"instead of (?:the )?(?P<c>.+?)|swap (?:the )?(?P<d>.+?) for|"
+    r"change (?:the )?(?P<e>.+?) (?:to|for))"
+    r"(?:,|\s)+(?:and |then |but )*(?:(?:give me|get me|add|put in|i'?ll (?:have|take)|"
+    r"i want|i'?d like|can i (?:have|get)|could i (?:have|get)|have|make it|use|do) )?"
+    r"(?:the |a |an )?(?P<new>.+)",
+    re.IGNORECASE,
+)
 
 
 def _count(word: str) -> int:
@@ -109,17 +140,51 @@ def _names_something_else(text: str, lines: Sequence[LineView]) -> bool:
     )
 
 
-def order_move(said: str, lines: Sequence[LineView], *, read_back_heard: bool) -> Move | None:
+def _names_variant(words: str) -> bool:
+    """A form, strength, pack or audience in the words; a bare count ("to two") is none."""
+    hints = variant_words(words)
+    sized = not hints.bare and (hints.strength_mg is not None or hints.pack_size is not None)
+    return bool(hints.form or hints.strong or hints.pack or hints.audience or hints.plain or sized)
+
+
+def order_move(
+    said: str,
+    lines: Sequence[LineView],
+    *,
+    read_back_heard: bool,
+    names_other: bool | None = None,
+) -> Move | None:
     """The move the caller's words make on the pending order, or None for anything else.
 
     `read_back_heard`: the caller's words answer the read-back of the current revision.
-    A yes to it can only confirm: it never adds, whatever product words it repeats."""
+    A yes to it can only confirm: it never adds, whatever product words it repeats.
+    `names_other`: the words name a catalogue product that is not in the order (the
+    screen asks the catalogue); unset, any word unlike a line's name counts as one."""
     text = _clean(said)
     if read_back_heard and is_clear_yes(text):
         return Confirm()
     if not lines:
         return None
+    if READ_BACK.search(text) or _DONE.search(text):
+        return ReadBack()
     target = named_line(text, lines)
+    swap = _SWAP.search(text)
+    if swap and names_other is not False and (names_other or _names_something_else(text, lines)):
+        old = next(g for g in swap.groups()[:5] if g)
+        line = named_line(old, lines) or (lines[-1] if _IT.fullmatch(old) else None)
+        if line is not None and named_line(swap.group("new"), lines) is None:
+            return Swap(line.name, swap.group("new"))
+    if swap and _names_variant(swap.group("new")):
+        # "swap that for the bigger box": another variant of the line's own product.
+        old = next(g for g in swap.groups()[:5] if g)
+        line = named_line(old, lines) or (lines[-1] if _IT.fullmatch(old) else None)
+        if line is not None and named_line(swap.group("new"), lines) is None:
+            return Swap(line.name, f"{swap.group('new')} {line.name}")
+    less = _LESS.search(text)
+    if less:
+        line = target or lines[-1]
+        fewer = _count(less.group("n") or less.group("m"))
+        return SetQuantity(line.name, max(line.quantity - fewer, 1))
     removal = _REMOVE.search(text)
     if removal:
         words = next(g for g in removal.groups() if g)
@@ -127,7 +192,8 @@ def order_move(said: str, lines: Sequence[LineView], *, read_back_heard: bool) -
             lines[-1] if re.fullmatch(r"(?:it|that|them|those)\b.*", words, re.I) else None
         )
         return Remove(line.name) if line is not None else None
-    if target is None and _names_something_else(text, lines):
+    other = _names_something_else(text, lines) if names_other is None else names_other
+    if target is None and other:
         return None  # "one more box of aspirin" adds aspirin; it changes no line
     line = target or lines[-1]
     nth = _NTH.search(text)
@@ -137,7 +203,8 @@ def order_move(said: str, lines: Sequence[LineView], *, read_back_heard: bool) -
     if more:
         extra = 1 if more.group("another") is not None else _count(more.group("n"))
         return SetQuantity(line.name, line.quantity + extra)
-    setting = _SET.search(text)
+    # The last of several: "four's a bit silly, no, just make it two" means two.
+    setting = next(reversed(list(_SET.finditer(text))), None)
     if setting:
         return SetQuantity(line.name, _count(setting.group("n") or setting.group("m")))
     return None

@@ -13,7 +13,10 @@ from swarm import RoutedCall, RoutedReply
 
 PERSON = r"\b(operator|human|real person|a person|someone|somebody|staff|pharmacist|manager)\b"
 HOURS = r"\b(open|opening|close|closing|hours|shut|shuts)\b"
-WHERE = r"\b(where are you|address|located|location|find you)\b"
+WHERE = (
+    r"\b(where are you|whereabouts|address|located|location|find you|how do i get to you|"
+    r"(you'?re|you are|are you) (the one )?(by|near|next to|opposite|across from|behind|on) the)\b"
+)
 SHOPPING = (
     r"\b(buy|order|need|want|looking for|have you got|do you (have|sell)|price|cost|something for|"
     r"pain|ache|headache|cough|cold|fever|flu|allerg\w*|hay ?fever|medicine|tablets?|pills?|"
@@ -34,6 +37,7 @@ SMALL_TALK = (
 HOW_ARE_YOU = (
     r"^\W*((hi|hiya|hello|hey)( there)?\W+)?(how are you|how'?s it going|"
     r"are you a (robot|bot|machine))\b"
+    r"|\bhow (are|r) (you|ya)( doing| keeping| getting on| today)?\W*$"
 )
 
 MENU = (
@@ -46,7 +50,10 @@ COURTESY_WORDS = (
 HOW_WORDS = "I'm an automated assistant, and very well, thank you. " + MENU
 
 # The sales agent's plainest intents, the same words the scripted provider answers.
-DONE = r"\b(that'?s (all|it|everything)|nothing else|i'?m done|read it back|what'?s the total)\b"
+DONE = (
+    r"\b(that'?s (all|it|everything|the lot)|that'?ll (be all|be it|do)|nothing else|i'?m done|"
+    r"read it back|what'?s the total)\b"
+)
 CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
 _DONE = re.compile(DONE, re.IGNORECASE)
 _CANCEL_ALL = re.compile(rf"^\W*({CANCEL})([\s,.!]+({CANCEL}))*\W*$", re.IGNORECASE)

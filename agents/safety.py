@@ -117,7 +117,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 # "fitting the new shelves" is not a fit, so "fitting" needs a person before it.
                 r"\b(?:seizures?|seizing|convuls\w*|(?:having|had) (?:a )?fits?)\b|\b(?:is|he'?s|"
                 r"she'?s|they'?re|started|keeps|been) fitting\b(?! (?:the|a|in|into|new|some)\b)",
-                r"\b(?:strokes?(?! of luck)|slurr\w*|face (?:is |has )?(?:\w+ )?(?:droop\w*|dropp\w*)|"
+                rf"\b(?:strokes?(?! of luck)|slurr\w*|face(?:'s)? {_G(3)}(?:droop\w*|dropp\w*|lopsided)|"
                 r"droop\w* face|can'?t (?:move|lift|feel) (?:his|her|my|their) (?:arm|leg|face))\b",
             ),
             # Severe bleeding; "bleeding heavily" alone is left out as it usually means a period.
@@ -131,7 +131,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
             # Severe allergy: swelling of the airway, not a "sore throat".
             _rx(
                 rf"\b(?:tongue|lips?|mouth|face) {_G(3)}(?:swell\w*|swollen|puff\w*)",
-                rf"\bthroat {_G(3)}(?:swelling|closing|tightening)",
+                rf"\bthroat(?:'s)? {_G(3)}(?:swelling|swollen|closing|tightening|tight|tighter)\b",
                 r"\b(?:swell\w*|swollen) (?:tongue|lips|throat)\b",
                 r"\b(?:anaphyla\w*|epi ?pen|allergic shock|(?:bad|severe|serious|major|massive|"
                 r"huge) allergic reaction)\b",
@@ -147,6 +147,13 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"\b(?:took|taken|swallowed|had|given|gave|ate|eaten) {_G(2)}(?:someone "
                 rf"else'?s|somebody else'?s|the wrong|(?:my|his|her|their) {_KIN}'?s) {_G(2)}"
                 rf"{_MEDS}\b",
+            ),
+            # A child who drank or ate a lot of one: "he's drunk like half the bottle".
+            _both(
+                rf"\b(?:{_CHILD}|he'?s|she'?s|he|she)\b",
+                rf"\b(?:drunk|drank|swallowed|ate|eaten|had|downed) {_G(2)}(?:half|most|all|"
+                rf"the whole|a whole|loads|lots|a load|a lot) (?:of )?(?:the |a |his |her |my )?"
+                rf"(?:{_PACKS}|{_MEDS}|lot)\b",
             ),
             # Overdose already taken; wanting to is self-harm below.
             _rx(
@@ -171,6 +178,14 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"together)\b",
                 r"\b(?:i'?m|im|i am) (?:just )?(?:done|finished) with (?:everything|it all|life|"
                 r"living)\b",
+                # "so that I don't have to wake up again", "would I just not wake up".
+                r"\bso (?:that )?i (?:don'?t|dont|do not|never|won'?t|wouldn'?t) (?:have to |"
+                r"need to |ever )?wake up\b|\b(?:just |never |not )wake up again\b|\bwould i "
+                r"(?:just )?(?:not|never) wake up\b|\bwould (?:that|it|they) (?:do it|kill me)\b",
+                r"\b(?:there'?s|theres|there is) no point (?:anymore|any more|in anything|to "
+                r"anything|to it all)\b|\bno point (?:anymore|any more)\b",
+                r"\b(?:nobody|no one|noone) (?:has|have|will have|would have|needs?|would need) to "
+                r"(?:deal with|put up with|worry about|look after|bother with) me\b",
             ),
             _rx(
                 r"\bkill(?:ing)? (?:my ?self|me self)\b",
@@ -231,7 +246,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"shall|do|does|must|may|would|am i allowed to|is it safe to) (?:i|he|she|we|"
                 rf"they|you|u|my {_W}|a {_W}|the baby|kids|children|someone|people|adults) "
                 rf"{_G(2)}(?:take|give(?! (?:me|us)\b)|use|swallow|chew|apply|drink)\b",
-                rf"\bhow (?:much|many)\b {_G(4)}(?:a|per|in a|each|every|in one) (?:day|night|"
+                rf"\bhow (?:much|many)\b {_G(6)}(?:a|per|in a|each|every|in one) (?:day|night|"
                 rf"24 hours|twenty four hours|dose)\b|\bhow (?:much|many)\b {_G(3)}to (?:take|give)\b",
                 rf"\b(?:max(?:imum)?|most|limit)\b {_G(3)}(?:doses?|dosage|a day|per day|in a day|"
                 rf"i can take|can i take|you can take|to take|should i take)\b",
@@ -267,7 +282,9 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
             # are products. Breastfeeding is always a pharmacist question.
             _both(
                 r"\b(?:pregnan\w*(?! tests?)|expecting a baby|trying to conceive|trying for a "
-                r"baby)\b",
+                r"baby)\b|\b(?:i'?m|im|i am|she'?s|she is|we'?re|we are) expecting\b(?! (?:a |an |"
+                r"the |my |our |some |it |that |this |to )?(?:delivery|parcel|package|call|order|"
+                r"prescription|refund|letter|email|text|visitor|guests?|him|her|them|be|hear)\b)",
                 r"\b(?:safe|ok|okay|alright|fine|allowed|harm|hurt|affect|risk|while|whilst|"
                 r"during|(?:can|could|should|may|am) i (?:still )?(?:take|have|use|be)|take|"
                 r"taking|use|using)\b",
@@ -277,7 +294,8 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
             _rx(
                 rf"\b(?:can|could|should|may|is it (?:ok|okay|safe|alright|fine|bad|dangerous)"
                 rf"(?: for (?:me|him|her))? to|am i (?:ok|okay|allowed) to|safe to|ok to|okay to)"
-                rf"\b {_G(2)}(?:take|mix|combine|use|give|drink)\b {_G(6)}(?:with(?! (?:me|us|"
+                rf"\b {_G(2)}(?:take|have(?! (?:a |an )?(?:quick )?(?:word|chat|talk|look|think|go)\b)|mix|"
+                rf"combine|use|give|drink)\b {_G(6)}(?:with(?! (?:me|us|"
                 rf"you|my order|the order)\b)|alongside|together|on top of|as well as|while (?:on|"
                 rf"taking|i'?m on)|whilst|at the same time as)\b",
                 rf"\b(?:interact\w*|interfere with|clash(?:es)? with|reacts? with|mix(?:ing)? "
@@ -293,6 +311,12 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"\b(?:i'?m|im|i am|he'?s|she'?s|i'?ve been|i have been) {_G(2)}(?:on|taking) "
                 rf"{_G(4)}(?:can|could|should|is it|will|would|does) {_G(3)}(?:take|use|mix|give|"
                 rf"interact|affect|clash)\b",
+            ),
+            # "I take low dose aspirin every day, is it ok with naproxen".
+            _both(
+                r"\b(?:i|he|she|we) (?:take|takes|taking|am on|have)\b|\b(?:i'?m|im|he'?s|she'?s) on\b",
+                r"\bis (?:it|that|this) (?:ok|okay|safe|alright|fine|bad|dangerous) (?:with|alongside|"
+                r"on top of|together)\b",
             ),
             # Prescription drugs that commonly interact, named with a question.
             _both(
@@ -408,7 +432,7 @@ def after_self_harm(lines: SafetyLines = SafetyLines()) -> str:
 
 def concern_answered(reply: str) -> Concern | None:
     """Which safety answer `reply` was, from the words only this module writes."""
-    if reply.startswith("This sounds like an emergency."):
+    if reply.startswith(("This sounds like an emergency.", "Please call")):
         return Concern.EMERGENCY
     if reply.startswith(("I'm so sorry you're feeling this way.", "I'm not able to take an order")):
         return Concern.SELF_HARM

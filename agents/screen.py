@@ -22,18 +22,30 @@ import logging
 import re
 
 from sqlmodel import Session as Db
-from sqlmodel import select
 
-from agents import safety
+from agents import heard, safety
 from agents.deps import Pharmacy
 from agents.guards import spoken_quantities, stated_quantity
-from agents.items import split_items
-from agents.moves import READ_BACK_QUESTION, Confirm, Remove, SetQuantity, order_move
+from agents.moves import (
+    READ_BACK_QUESTION,
+    Confirm,
+    ReadBack,
+    Remove,
+    SetQuantity,
+    Swap,
+    order_move,
+)
 from agents.routing import DONE, HOURS, SHOPPING, WHERE
 from agents.speech import describe
-from agents.tools.catalogue import family
-from agents.tools.navigation import TRANSFER_TOOL
-from agents.variants import resolve
+from agents.tools.catalogue import (
+    brand_family,
+    choose_product,
+    family,
+    ingredient,
+    several_products,
+)
+from agents.tools.navigation import SALES, TRANSFER_TOOL
+from agents.variants import resolve, variant_words
 from models import orders
 from models.search import content_words, search_products
 from models.shop import Product
@@ -53,7 +65,10 @@ _PERSON = re.compile(
     r"|\b(?:is there|are there) (?:anyone|anybody|someone|somebody|a person|a human)\b"
     r"|\b(?:is there|are there|have you got|can i get) (?:an? )?(?:actual |real )?"
     r"(?:pharmacist|person|human|member of staff)\b"
-    r"|\b(?:pharmacist|person|human|someone|somebody)\b.{0,30}\b(?:speak|talk)\b",
+    r"|\b(?:pharmacist|person|human|someone|somebody)\b.{0,30}\b(?:speak|talk)\b"
+    r"|\b(?:talk|speak|chat) (?:to|with) (?:a |the )?(?:robot|machine|computer|bot)\b"
+    r"|\b(?:put me|get me|pass me) (?:on|over|through) to\b"
+    r"|\bwho(?:ever)?(?:'s| is) (?:behind the counter|working|in charge|on duty|in the shop)\b",
     re.IGNORECASE,
 )
 _HOURS = re.compile(HOURS, re.IGNORECASE)
@@ -68,7 +83,8 @@ _WHAT_ELSE = re.compile(
 _REFUSED = re.compile(
     r"I'm sorry, (?P<name>.+?) is prescription only|We have (?P<listed>[^,;]+),[^.;]*prescription only"
 )
-_WHICH = "Which one would you like?"
+_WHICH = heard.WHICH
+_BYE = re.compile(r"\b(?:bye|goodbye|bye bye|see you|see ya|cheerio|ta ta|take care)\b", re.I)
 _OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
 
 
@@ -124,39 +140,58 @@ async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedRep
     answered = safety.concern_answered(last)
     if answered is not None and not _DONE.search(said):
         named = await pharmacy.run(lambda db: bool(content_words(said) and family(db, said)))
-        if not named:
+        # After an emergency, nothing is sold until the caller moves on: "can't you just
+        # put the chlorphenamine aside" after throat swelling still hears the number.
+        if not named or answered is safety.Concern.EMERGENCY:
             return RoutedReply(safety.follow_up(answered, said, lines))
     move = await _order_move(session, pharmacy, said, last)
     if move is not None:
         return move
+    if (
+        _BYE.search(said)
+        and not await _pending_lines(session, pharmacy)
+        and not await pharmacy.run(lambda db: bool(family(db, said)))
+    ):
+        return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
+    wanted = heard.asked_how_many(last)
+    count = heard.answered_count(said, last, orders.MAX_QUANTITY_PER_LINE) if wanted else None
+    if wanted and count is not None:
+        # The answer to our "how many would you like?": the total, for the product asked.
+        tool = "change_quantity" if await _pending_lines(session, pharmacy) else "add_to_order"
+        return RoutedCall(tool, {"product": wanted, "quantity": count})
+    at_sales = await session.get_agent_name() == SALES
+    if at_sales and heard.PRICE.search(said) and not heard.READ_BACK.search(said):
+        price = await _price(pharmacy, said, heard.offered(last))
+        if price is not None:
+            return RoutedReply(price)
     refused = _REFUSED.search(last)
     if _WHAT_ELSE.search(said) and refused is not None:
         name = refused.group("name") or refused.group("listed")
         return RoutedReply(await _alternatives(pharmacy, name))
-    if _WHICH in last:
-        picked = await _picked(pharmacy, session, said, _OPTIONS.findall(last))
+    offered = heard.offered(last)
+    if offered and (_WHICH in last or variant_words(said).given):
+        # "the 400s" after the 200s were offered: a variant of what was just offered.
+        picked = await _picked(pharmacy, session, said, offered)
         if picked is not None:
             return picked
-    if await pharmacy.run(lambda db: _names_several(db, said)):
+    if await pharmacy.run(lambda db: bool(several_products(db, said))):
         return RoutedCall("add_to_order", {"product": said, "quantity": 1})
     return None
-
-
-def _names_several(db: Db, said: str) -> bool:
-    """Two or more items of the sentence each name a product of the catalogue."""
-    names = [p.name for p in db.exec(select(Product)).all()]
-    items = split_items(said, names)
-    if len(items) < 2:
-        return False
-    # Items of one family ("paracetamol, the 32 pack") are one product and its variant.
-    firsts = [found[0] for item in items if (found := family(db, item.words))]
-    ingredients = {p.active_ingredient.split(",")[0].lower() for p in firsts}
-    return len({p.sku for p in firsts}) > 1 and len(ingredients) > 1
 
 
 async def _after_self_harm(session: Session, lines: safety.SafetyLines) -> bool:
     replies = await session.get_assistant_history()
     return any(safety.raised_self_harm(m.content, lines) for m in replies)
+
+
+async def _pending_lines(session: Session, pharmacy: Pharmacy) -> bool:
+    def work(db: Db) -> bool:
+        customer = orders.get_or_create_customer(db, client_id=session.client_id)
+        assert customer.id is not None
+        order = orders.pending_order(db, customer_id=customer.id)
+        return order is not None and bool(orders.view_order(db, order=order).lines)
+
+    return await pharmacy.run(work)
 
 
 async def _order_move(
@@ -168,11 +203,22 @@ async def _order_move(
         order = orders.pending_order(db, customer_id=customer.id)
         return None if order is None else orders.view_order(db, order=order)
 
+    def names_other(db: Db, lines: tuple[orders.LineView, ...]) -> bool:
+        found = family(db, said) or brand_family(db, said)
+        held = {ingredient(p) for line in lines if (p := db.get(Product, line.sku))}
+        return any(ingredient(p) not in held for p in found)
+
     view = await pharmacy.run(pending)
     if view is None or not view.lines:
         return None
-    heard = view.read_back_revision == view.revision and last.endswith(READ_BACK_QUESTION)
-    move = order_move(said, view.lines, read_back_heard=heard)
+    lines = view.lines
+    other = await pharmacy.run(lambda db: names_other(db, lines))
+    answers = view.read_back_revision == view.revision and last.endswith(READ_BACK_QUESTION)
+    move = order_move(said, view.lines, read_back_heard=answers, names_other=other)
+    if isinstance(move, ReadBack):
+        return RoutedCall("read_back_order")
+    if isinstance(move, Swap):
+        return RoutedCall("swap_product", {"product": move.product, "instead": move.instead})
     if isinstance(move, Confirm):
         return RoutedCall("confirm_order")
     if isinstance(move, SetQuantity):
@@ -218,8 +264,12 @@ async def _picked(
 
     def work(db: Db) -> Product | None:
         products = [p for name in options for p in family(db, name)[:1]]
-        resolution = resolve(products, said)
-        return resolution.product
+        picked = resolve(products, said).product
+        if picked is None and variant_words(said).given:
+            kin = {ingredient(p) for p in products}
+            relatives = [p for name in options for p in family(db, name) if ingredient(p) in kin]
+            picked = resolve(relatives, said).product
+        return picked
 
     product = await pharmacy.run(work)
     if product is None:
@@ -230,6 +280,28 @@ async def _picked(
         recent = [q for m in history[-3:-1] for q in spoken_quantities(m.content)]
         quantity = recent[-1] if recent else 1
     return RoutedCall("add_to_order", {"product": product.name, "quantity": quantity})
+
+
+async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | None:
+    """The price of the product the caller asked about, from the options they just
+    heard or the catalogue; None when their words name no one product."""
+    currency = pharmacy.shop.currency
+
+    def work(db: Db) -> str | None:
+        listed = [p for name in options for p in family(db, name)[:1]]
+        picked = resolve(listed, said).product if listed else None
+        if picked is None and listed and variant_words(said).given:
+            kin = {ingredient(p) for p in listed}
+            relatives = [p for name in options for p in family(db, name) if ingredient(p) in kin]
+            picked = resolve(relatives, said).product
+        if picked is None:
+            choice = choose_product(db, [said], said, currency)
+            if not isinstance(choice, Product):
+                return None
+            picked = choice
+        return f"We have {describe(picked, currency)}. {heard.ORDER_IT}"
+
+    return await pharmacy.run(work)
 
 
 async def pharmacy_fallback(session: Session, said: str) -> str:

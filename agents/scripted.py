@@ -25,7 +25,7 @@ _STATUS = r"\b(status|my orders?|where is my order|did my order)\b"
 _REMOVE = r"\b(?:remove|take off|take out|drop|delete)\s+(?:the\s+)?(?P<p>.+)"
 _ADD = (
     r"\b(add|i'?ll (take|have)|i'?d like|give me|can i (get|have)|yes|yeah|sure|please)\b"
-    r"|^\s*(and|also|plus)\b"
+    r"|^\s*(and|also|plus)\b|\b(and|also|plus) (a|an|one|some)\b"
 )
 _ids = itertools.count(1)
 

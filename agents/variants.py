@@ -42,7 +42,7 @@ _U = "|".join(sorted(_UNITS, key=len, reverse=True))
 _FORM_WORDS = {
     word: group
     for entry in (
-        "gel: gel gels; liquid: liquid suspension syrup solution linctus mixture; spray: spray "
+        "gel: gel gels rub; liquid: liquid suspension syrup solution linctus mixture; spray: spray "
         "sprays; tablets: tablet tablets pill pills caplet caplets; capsules: capsule capsules "
         "caps; cream: cream creams ointment; patches: patch patches; lozenges: lozenge lozenges; "
         "sachets: sachet sachets powder powders; chewable: chewable chewables chewy; soluble: "
@@ -59,7 +59,8 @@ _CHILD_MARKS = frozenset("child children children's childrens kids kid baby babi
 _CHILD_WORDS = frozenset(t.removesuffix("'s").removesuffix("s'") for t in _CHILD_MARKS)
 _CHILD = re.compile(
     r"\b(?:toddlers?|bab(?:y|ies)|infants?|kids?|kiddies?|child(?:ren)?(?:'?s)?|newborns?|"
-    r"little ones?|little (?:boy|girl)s?|junior|p(?:a)?ediatric|months? old)\b"
+    r"(?:(?:my|our|your|for|for the|for my|for our) )little ones?|little (?:boy|girl)s?|junior|"
+    r"p(?:a)?ediatric|months? old)\b"
 )
 _RELATIVE = re.compile(
     r"\b(?:son|daughter|grand(?:son|daughter|child(?:ren)?|kids?)|niece|nephew|boy|girl)s?\b"
@@ -73,7 +74,7 @@ _STRONG = re.compile(
     r"\b(?:strong(?:er|est)?|(?:extra|maximum|max|high|full|double) strength|extra strong)\b"
 )
 _BIGGER = re.compile(
-    r"\b(?:bigger|larger|biggest|largest|jumbo|value|economy|family)\b"
+    r"\b(?:bigger|larger|biggest|largest|jumbo|value|economy)\b|\bfamily (?:pack|size)\b"
     r"|\b(?:big|large)\s+(?:\w+\s+)?(?:pack|packs|box|boxes|packet|size|one|ones)\b"
 )
 _SMALLER = re.compile(
@@ -179,7 +180,9 @@ def variant_words(said: str) -> VariantHints:
     for match in _PACK.finditer(text):
         n = int(match.group("a") or match.group("b"))
         # "2 tablets" is a quantity; "the 16 tablets" and "32 tablets" are a pack.
-        if match.group("a") or match.group("pre") or n > 12:
+        # "30 packs" is a quantity past the limit, which the order refuses by name.
+        many = match.group("unit") == "packs" and not match.group("pre")
+        if (match.group("a") or match.group("pre") or n > 12) and not many:
             pack_size = n
             break
     bare = False

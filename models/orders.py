@@ -38,8 +38,8 @@ class OutOfStock(OrderError):
 
 
 class QuantityNotAllowed(OrderError):
-    def __init__(self, quantity: int) -> None:
-        self.quantity = quantity
+    def __init__(self, quantity: int, name: str | None = None) -> None:
+        self.quantity, self.name = quantity, name
         super().__init__(
             f"a quantity of {quantity} is not allowed; between 1 and {MAX_QUANTITY_PER_LINE} per product"
         )
@@ -173,7 +173,7 @@ def set_quantity(
     new_quantity = (line.quantity if line and add else 0) + quantity
     if not 1 <= new_quantity <= MAX_QUANTITY_PER_LINE:
         db.rollback()
-        raise QuantityNotAllowed(new_quantity)
+        raise QuantityNotAllowed(new_quantity, product.name)
     if new_quantity > product.stock:
         db.rollback()
         raise OutOfStock(product, product.stock, new_quantity)

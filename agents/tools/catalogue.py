@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import re
+
 from pydantic import BaseModel, Field
+from rapidfuzz.fuzz import ratio
 from sqlalchemy import func
 from sqlmodel import Session, select
 
 from agents.deps import pharmacy
 from agents.guards import grounded
+from agents.items import Wanted, split_items
 from agents.speech import describe
 from agents.variants import resolve, variant_words
 from models.search import Hit, content_words, search_products
 from models.shop import Product
 from swarm import ToolContext, ToolError
+
+# How close a heard word must be to a brand keyword ("immodium" is Imodium).
+BRAND_SCORE = 85
+_NOT_BRANDS = frozenset("please thanks some boxes packs bottles tablets the and".split())
 
 # A name the caller said resolves to a product only when the match is this close.
 RESOLVE_SCORE = 0.75
@@ -40,28 +48,62 @@ def family(db: Session, name: str) -> list[Product]:
     """The products `name` matches by their own name or ingredient, best first: for
     "ibuprofen" the tablets, the strong ones, the gel and the children's suspension."""
     hits = [h for h in search_products(db, name, limit=8) if h.name_score >= RESOLVE_SCORE]
+    if not hits:
+        # Speech splits long names ("nap rox en", "cetra zine"): try them joined.
+        joined = _joined_name(db, name)
+        if joined is not None:
+            hits = [
+                h for h in search_products(db, joined, limit=8) if h.name_score >= RESOLVE_SCORE
+            ]
     hits.sort(key=lambda h: (-round(h.name_score, 3), len(h.product.name)))
     return [h.product for h in hits]
 
 
-def _ingredient(product: Product) -> str:
+def _joined_name(db: Session, said: str) -> str | None:
+    heard = re.findall(r"[a-z0-9']+", said.lower())
+    windows = {"".join(heard[i : i + n]) for n in (2, 3) for i in range(len(heard) - n + 1)}
+    names = {
+        w
+        for p in db.exec(select(Product)).all()
+        for w in re.findall(r"[a-z]+", f"{p.name} {p.active_ingredient}".lower())
+        if len(w) >= 6
+    }
+    scored = [(ratio(w, n), n) for w in windows if len(w) >= 6 for n in names]
+    best = max(scored, default=(0.0, ""))
+    return best[1] if best[0] >= BRAND_SCORE else None
+
+
+def ingredient(product: Product) -> str:
     return product.active_ingredient.split(",")[0].split(" and ")[0].strip().lower()
 
 
 def brand_family(db: Session, name: str) -> list[Product]:
-    """Products a brand name stands for ("imodium", "tylenol"), from their keywords: only
-    when the word is in a few products of one ingredient, so a symptom is not a brand."""
-    found: list[Product] = []
-    words = [w for w in content_words(name) if len(w) >= 5]
-    if not words:
+    """Products a brand name stands for ("imodium", "tylenol"), from their keywords.
+
+    A keyword counts as a brand only when it is in a few products of one ingredient, so
+    a symptom is not a brand; the rarest such word wins. Heard words match it closely,
+    joined when speech split them ("zir tec", "gavis con"). Measured before: "claritin
+    for my hay fever" found nothing, because "fever" is in many products' keywords."""
+    heard = [w for w in re.findall(r"[a-z0-9']+", name.lower()) if w not in _NOT_BRANDS]
+    said = {"".join(heard[i : i + n]) for n in (1, 2, 3) for i in range(len(heard) - n + 1)}
+    said = {w for w in said if len(w) >= 5}
+    if not said:
         return []
+    holders: dict[str, list[Product]] = {}
     for product in db.exec(select(Product)).all():
-        if set(words) & set(product.keywords.lower().split()):
-            found.append(product)
-    ingredients = {p.active_ingredient.split(",")[0].split(" and ")[0].lower() for p in found}
-    if not found or len(found) > 4 or len(ingredients) > 1:
+        for word in set(product.keywords.lower().split()):
+            if len(word) >= 5:
+                holders.setdefault(word, []).append(product)
+    brands = [
+        found
+        for word, found in holders.items()
+        if len(found) <= 4
+        and len({ingredient(p) for p in found}) == 1
+        and any(ratio(word, w) >= BRAND_SCORE for w in said)
+    ]
+    if not brands:
         return []
-    return sorted(found, key=lambda p: len(p.name))
+    return sorted(min(brands, key=len), key=lambda p: len(p.name))
 
 
 def choose_product(
@@ -83,8 +125,8 @@ def choose_product(
             continue
         # One ingredient's products: "cetra zine" is Cetirizine, and Sertraline, a near
         # sound of another drug, is no variant of it to ask about.
-        first = _ingredient(candidates[0])
-        candidates = [p for p in candidates if _ingredient(p) == first]
+        first = ingredient(candidates[0])
+        candidates = [p for p in candidates if ingredient(p) == first]
         resolution = resolve(candidates, f"{said} {name}" if name != said else said)
         if resolution.product is not None:
             return resolution.product
@@ -92,6 +134,25 @@ def choose_product(
             return _found([Hit(p, 1.0) for p in resolution.options[:3]], currency)
         return _no_variant(candidates[0])
     return None
+
+
+def several_products(db: Session, said: str) -> list[Wanted]:
+    """The items of `said` when they name two or more different products; else [].
+
+    Items of one ingredient ("paracetamol, the 32 pack, three boxes of those") are one
+    product and its variant, said in pieces: one item, resolved from the whole sentence."""
+    names = [p.name for p in db.exec(select(Product)).all()]
+    items = split_items(said, names)
+    if len(items) < 2:
+        return []
+    firsts = [
+        found[0]
+        for item in items
+        if (found := family(db, item.words) or brand_family(db, item.words))
+    ]
+    if len({p.sku for p in firsts}) > 1 and len({ingredient(p) for p in firsts}) > 1:
+        return items
+    return []
 
 
 def _no_variant(product: Product) -> str:

@@ -11,11 +11,12 @@ from __future__ import annotations
 import logging
 
 from pydantic import BaseModel, Field
-from sqlmodel import Session, select
+from sqlmodel import Session
 
+from agents import heard
 from agents.deps import pharmacy
 from agents.guards import grounded, is_clear_yes, spoken_quantities, stated_quantity
-from agents.items import Wanted, split_items
+from agents.items import Wanted
 from agents.moves import named_line
 from agents.speech import line_words, money, order_number, order_words
 from agents.tools.catalogue import (
@@ -23,6 +24,7 @@ from agents.tools.catalogue import (
     choose_product,
     resolve_product,
     search_words,
+    several_products,
 )
 from agents.tools.navigation import NoArguments
 from models import orders
@@ -63,8 +65,10 @@ def _refusal(exc: OrderError) -> ToolError:
             "How many would you like?"
         )
     if isinstance(exc, QuantityNotAllowed):
+        # The product is named so that the caller's "ok, ten then" can be taken for it.
+        what = exc.name or "a product"
         return ToolError(
-            f"I can only take between 1 and {orders.MAX_QUANTITY_PER_LINE} packs of a product "
+            f"I can only take between 1 and {orders.MAX_QUANTITY_PER_LINE} packs of {what} "
             "per order. How many would you like?"
         )
     return ToolError(f"I'm sorry, I couldn't do that: {exc}.")
@@ -81,14 +85,20 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
     shop = pharmacy(ctx)
     said = await ctx.session.get_last_user_message() or ""
     offered = await ctx.session.get_last_assistant_message() or ""
-    names_in_catalogue = await shop.run(catalogue_names)
-    items = split_items(said, names_in_catalogue)
-    if len(items) > 1:
+    items = await shop.run(lambda db: several_products(db, said))
+    if items:
         # "One of X and one of Y": every item is taken, none dropped without a word.
         return await _add_several(ctx, items)
     # The product must come from what the caller said or was just offered; otherwise
     # the caller's own words decide, and words that name no product become a search.
-    names = [params.product] if grounded(params.product, said, offered) else [said, offered]
+    names = [params.product] if grounded(params.product, said, offered) else [said]
+    if not grounded(params.product, said):
+        # Taken from the offer, not the caller: "just one box of the fish oil" after the
+        # statin was offered names the fish oil, so the caller's words come first.
+        names.insert(0, said)
+    just_offered = heard.offered(offered)
+    if len(just_offered) == 1 and heard.refers_to_offer(said):
+        names.append(just_offered[0])  # "one bottle of that then": the product just offered
     quantity = params.quantity
     stated = stated_quantity(said)
     if stated is not None and stated != quantity:
@@ -96,7 +106,12 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
             "quantity_corrected client_id=%s model=%d caller=%d", ctx.client_id, quantity, stated
         )
         quantity = stated
-    elif stated is None and quantity != 1 and not await _said_lately(ctx, quantity):
+    elif (
+        stated is None
+        and quantity != 1
+        and not await _said_lately(ctx, quantity)
+        and heard.answered_count(said, offered, orders.MAX_QUANTITY_PER_LINE) != quantity
+    ):
         # A number the caller never said: small models take it from "pack of 24" or
         # "10 milligram" (measured by the bench). One pack, as if none was said.
         log.warning("quantity_unsaid client_id=%s model=%d", ctx.client_id, quantity)
@@ -137,10 +152,6 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
     )
 
 
-def catalogue_names(db: Session) -> list[str]:
-    return [p.name for p in db.exec(select(Product)).all()]
-
-
 async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
     shop = pharmacy(ctx)
     said = await ctx.session.get_last_user_message() or ""
@@ -150,23 +161,28 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
         missed: list[str] = []
         view = None
         customer = _customer_id(db, ctx.client_id)
-        taken: set[str] = set()
+        taken: dict[str, int] = {}
         for item in items:
             choice = choose_product(db, [item.words], item.words, shop.shop.currency)
             if choice is None or isinstance(choice, str):
                 missed.append(item.words)
                 continue
-            if choice.sku in taken:
-                continue  # the same product named twice in one sentence is one line
-            taken.add(choice.sku)
+            wanted = item.quantity or 1
+            # Named twice in one sentence, a product is one line, and the later count is
+            # a correction: "one of the eye drops, no wait, make it two eye drops".
+            change = wanted - taken[choice.sku] if choice.sku in taken else wanted
+            if choice.sku in taken and item.quantity is None or change == 0:
+                continue
             try:
                 view = orders.set_quantity(
-                    db, customer_id=customer, product=choice, quantity=item.quantity or 1
+                    db, customer_id=customer, product=choice, quantity=change
                 )
+                taken[choice.sku] = wanted
             except OrderError as exc:
                 missed.append(str(_refusal(exc)))
                 continue
             line = next(line for line in view.lines if line.sku == choice.sku)
+            added = [a for a in added if not a.endswith(f" {line.name}")]
             added.append(line_words(line))
         return added, missed, view
 
@@ -207,6 +223,51 @@ async def change_quantity(ctx: ToolContext, params: ChangeQuantity) -> str:
     except OrderError as exc:
         raise _refusal(exc) from exc
     return f"Done. Your order is now {order_words(view, shop.shop.currency)}. Anything else?"
+
+
+class SwapProduct(BaseModel):
+    product: str = Field(min_length=2, description="The product in the order to take off.")
+    instead: str = Field(min_length=2, description="What the caller wants instead, as said.")
+
+
+async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
+    """One line out and another product in, in one step: "take the cetirizine off and
+    give me loratadine instead". Measured before: the removal happened, and the product
+    wanted instead was dropped without a word. Nothing is removed unless the new
+    product is clear and may be sold."""
+    shop = pharmacy(ctx)
+    currency = shop.shop.currency
+    quantity = stated_quantity(params.instead) or 1
+
+    def work(db: Session) -> orders.OrderView | str:
+        choice = choose_product(db, [params.instead], params.instead, currency)
+        if choice is None:
+            return f"I couldn't find {params.instead}, so I've left your order as it is."
+        if isinstance(choice, str):
+            return choice  # one short question first; the order stays as it is
+        customer = _customer_id(db, ctx.client_id)
+        order = orders.pending_order(db, customer_id=customer)
+        lines = orders.view_order(db, order=order).lines if order is not None else ()
+        line = named_line(params.product, lines)
+        if line is None:
+            raise ToolError(f"There is no {params.product} in your order. What would you like?")
+        if choice.sku == line.sku:
+            assert order is not None
+            return orders.view_order(db, order=order)  # the one asked for is already there
+        orders.set_quantity(db, customer_id=customer, product=choice, quantity=quantity, add=False)
+        return orders.remove_product(db, customer_id=customer, sku=line.sku, name=line.name)
+
+    try:
+        done = await shop.run(work)
+    except OrderError as exc:
+        raise _refusal(exc) from exc
+    if isinstance(done, str):
+        return done
+    log.info("line_swapped client_id=%s out=%s", ctx.client_id, params.product)
+    return (
+        f"I've taken off {params.product}. Your order is now {order_words(done, currency)}. "
+        "Anything else?"
+    )
 
 
 async def remove_from_order(ctx: ToolContext, params: ProductName) -> str:

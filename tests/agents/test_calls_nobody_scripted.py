@@ -178,8 +178,10 @@ async def test_safety_mid_order_adds_nothing_and_a_yes_reaches_a_person(shop: Se
     assert lines_of(shop, "c") == [("pending", "IBU200-24", 2, 2 * 399)]
 
 
-async def test_an_order_after_a_safety_offer_is_an_order_not_a_yes(shop: Services) -> None:
+async def test_an_order_after_an_emergency_is_neither_a_yes_nor_a_sale(shop: Services) -> None:
     # Seen in `make run`: the "please" of the order was taken as a yes to the person.
+    # And seen on the caller-style bench: after the 911 answer to a swelling throat,
+    # "can't you just put the chlorphenamine aside" became an order.
     replies = await talk(
         shop,
         "c",
@@ -189,7 +191,8 @@ async def test_an_order_after_a_safety_offer_is_an_order_not_a_yes(shop: Service
     )
     assert "911" in replies[0]
     assert "member of our staff" not in replies[1]
-    assert lines_of(shop, "c") == [("pending", "IBU200-24", 3, 3 * 399)]
+    assert all("911" in reply and "dollar" not in reply for reply in replies[1:])
+    assert lines_of(shop, "c") == []
 
 
 async def test_the_emergency_number_is_a_setting(tmp_path) -> None:
@@ -285,3 +288,58 @@ async def test_two_callers_at_once_keep_their_own_orders(shop: Services) -> None
     assert [(status, sku, q) for status, sku, q, _ in lines_of(shop, "b")] == [
         ("confirmed", "IBUGEL-50", 1)
     ]
+
+
+# --- stop 25: words said about what was just heard ---------------------------------------------
+# Each of these broke on the caller-style bench before `agents/heard.py` and the swap.
+
+
+async def test_a_count_after_the_limit_refusal_is_taken_for_the_refused_product(
+    shop: Services,
+) -> None:
+    replies = await talk(shop, "c", "can I get 20 boxes of paracetamol", "ok ten then")
+    assert "packs of Paracetamol per order" in replies[0]
+    assert lines_of(shop, "c") == [("pending", "PAR500-16", 10, 10 * 299)]
+
+
+async def test_one_line_out_and_another_in_is_one_swap(shop: Services) -> None:
+    await talk(
+        shop,
+        "c",
+        "a box of cetirizine please, just the one",
+        "actually no, take the cetirizine off and give me one loratadine instead",
+    )
+    assert lines_of(shop, "c") == [("pending", "LOR10-30", 1, 449)]
+
+
+async def test_changing_to_another_variant_swaps_the_line(shop: Services) -> None:
+    await talk(shop, "c", "one bottle of the dry cough syrup please", "that's all",
+               "sorry, it's more of a chesty one really, can you change it to the chesty one")  # fmt: skip
+    assert lines_of(shop, "c") == [("pending", "GUAI-150", 1, 579)]
+
+
+async def test_that_after_a_single_offer_is_the_product_offered(shop: Services) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "have you got the paracetamol liquid for a toddler",
+        "great, two bottles of that then",
+    )
+    assert "Children's Paracetamol Suspension" in replies[0]
+    assert lines_of(shop, "c") == [("pending", "PARSUS-100", 2, 2 * 549)]
+
+
+async def test_a_price_question_adds_nothing(shop: Services) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "have you got something like benadryl, an antihistamine for itchy bites",
+        "how much is the chlorphenamine",
+    )
+    assert "3 dollars 49" in replies[1]
+    assert lines_of(shop, "c") == []
+
+
+async def test_a_variant_of_what_was_just_offered(shop: Services) -> None:
+    await talk(shop, "c", "do you have ibuprofen", "ok, um, the 400s. two boxes of the 400s")
+    assert lines_of(shop, "c") == [("pending", "IBU400-24", 2, 2 * 599)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.moves import Confirm, Remove, SetQuantity, order_move
+from agents.moves import Confirm, ReadBack, Remove, SetQuantity, Swap, order_move
 from models.orders import LineView
 
 LINES = (
@@ -42,7 +42,6 @@ def test_changes_name_the_line_and_its_new_total(said: str, move) -> None:
         "one more box of aspirin",  # a new product: an add, not a change
         "two boxes of loratadine",
         "what time do you close",
-        "that's all thanks",
         "do you have anything for a cough",
         "take the aspirin off",  # not in the order: nothing to remove
     ],
@@ -68,3 +67,41 @@ def test_a_hedged_answer_to_the_read_back_is_not_a_confirm(hedge: str) -> None:
 
 def test_an_empty_order_has_no_moves() -> None:
     assert order_move("make that three", (), read_back_heard=False) is None
+
+
+@pytest.mark.parametrize(
+    ("said", "move"),
+    [
+        ("take one off the paracetamol", SetQuantity("Paracetamol", 1)),
+        ("one less of the paracetamol", SetQuantity("Paracetamol", 1)),
+        ("no wait, three's silly, just make it one", SetQuantity("Ibuprofen Gel", 1)),
+        ("oh wait that's way too many, make it two", SetQuantity("Ibuprofen Gel", 2)),
+        ("read that back to me", ReadBack()),
+        ("ok that's the lot", ReadBack()),
+        ("what's that come to", ReadBack()),
+        ("swap that for the bigger box", Swap("Ibuprofen Gel", "bigger box Ibuprofen Gel")),
+    ],
+)
+def test_moves_told_by_the_catalogue_that_no_other_product_is_named(said: str, move) -> None:
+    assert order_move(said, LINES, read_back_heard=False, names_other=False) == move
+
+
+@pytest.mark.parametrize(
+    ("said", "move"),
+    [
+        (
+            "take the paracetamol off and give me one aspirin instead",
+            Swap("Paracetamol", "one aspirin instead"),
+        ),
+        ("instead of the gel can i have the loratadine", Swap("Ibuprofen Gel", "loratadine")),
+        ("change it to the aspirin", Swap("Ibuprofen Gel", "aspirin")),
+    ],
+)
+def test_one_line_out_and_another_product_in_is_one_swap(said: str, move) -> None:
+    assert order_move(said, LINES, read_back_heard=False, names_other=True) == move
+
+
+def test_a_count_after_change_is_a_quantity_not_a_swap() -> None:
+    assert order_move("change it to two", LINES, read_back_heard=False, names_other=False) == (
+        SetQuantity("Ibuprofen Gel", 2)
+    )

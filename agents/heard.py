@@ -1,0 +1,92 @@
+"""What the caller has just heard, read back from the reply code wrote, and what their
+short answer to it means. Pure functions, no I/O.
+
+The replies that offer products or ask "how many" are written by code (the tools'
+outputs in agents/tools/), so their shapes are known here. Measured on calls nobody
+here scripted: "ok, ten then" after the quantity limit, "one bottle of that" after a
+single offer and "how much is the chlorphenamine" after a list were each searched as
+products, or added the wrong thing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.guards import NUMBER_WORDS, stated_quantity
+
+WHICH = "Which one would you like?"
+ORDER_IT = "Would you like to order it?"
+
+_SINGLE = re.compile(r"(?:We have|we have) (?P<name>[^,;:]+),[^;]*?" + re.escape(ORDER_IT))
+_OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
+_HOW_MANY = re.compile(r"packs of (?P<name>.+?) (?:per order|in stock)\. How many would you like\?")
+_IN_STOCK = re.compile(r"we only have (?P<n>\d+) packs of")
+_MOST = re.compile(
+    r"\b(?:the most|the max(?:imum)?|max|as many as (?:you can|i can|possible|allowed)|"
+    r"all (?:of them|you (?:can|have|allow))|whatever the (?:limit|max(?:imum)?) is)\b",
+    re.IGNORECASE,
+)
+_FILLER = r"(?:ok(?:ay)?|right|fine|alright|um+|uh+|er|well|so|yes|yeah|then|just|please|"
+_FILLER += r"let'?s (?:do|say|go with)|i'?ll (?:take|have)|make it|go on|can i have|in that case)"
+_BARE_COUNT = re.compile(
+    rf"^(?:{_FILLER}\W*\s*)*(?P<n>\d+|{'|'.join(k for k, v in NUMBER_WORDS.items() if v <= 20)})"
+    rf"(?:\s+(?:packs?|box(?:es)?|of (?:them|those)|then|please|thanks|instead))*\W*$",
+    re.IGNORECASE,
+)
+# Questions about a price: "how much is the chlorphenamine", "what do the gels cost".
+PRICE = re.compile(
+    r"\b(?:how much (?:is|are|does|do|for|would)|what(?:'s| is| are) the (?:price|cost)|"
+    r"price of|cost of|what do(?:es)? .{1,40}? cost|how expensive|how much more|"
+    r"(?:is|are) (?:that|it|they|those) (?:loads|much|a lot|way|any) (?:more|dearer|cheaper))\b",
+    re.IGNORECASE,
+)
+# Asking to hear the order: the read-back, said by code.
+READ_BACK = re.compile(
+    r"\bread (?:it|that|them|the order|my order|everything|it all)(?: all)? back\b"
+    r"|\bwhat(?:'s| is) the total\b|\bwhat(?:'s| is) (?:in )?my (?:order|basket)\b"
+    r"|\bhow much (?:is|will|would) (?:that|it|everything|all that|the lot)"
+    r"(?: (?:be|come to|cost))?(?: (?:altogether|all together|in total|all in))\b"
+    r"|\bwhat (?:have|did) i (?:got|ordered|order)\b|\bwhat(?:'s| is) the damage\b"
+    r"|\bwhat(?:'s| does| do| will) (?:that|it|they|all that) (?:come|add up) to\b",
+    re.IGNORECASE,
+)
+
+
+def offered(last_reply: str) -> list[str]:
+    """Names of the products the reply just offered: one, or the options listed."""
+    single = _SINGLE.search(last_reply)
+    if single and WHICH not in last_reply:
+        return [single.group("name").strip()]
+    if WHICH in last_reply:
+        return [name.strip() for name in _OPTIONS.findall(last_reply)]
+    return []
+
+
+_ANAPHOR = re.compile(r"\b(?:that|it|those|them|this|these|that one|the one)\b", re.IGNORECASE)
+_REFUSE = re.compile(r"\b(?:no|not|don'?t|never|nothing|else|other|instead)\b", re.IGNORECASE)
+
+
+def refers_to_offer(said: str) -> bool:
+    """Words that take what was just offered ("one bottle of that then"), not refuse it."""
+    return bool(_ANAPHOR.search(said)) and not _REFUSE.search(said)
+
+
+def asked_how_many(last_reply: str) -> str | None:
+    """The product whose quantity the reply asked for (after the limit or the stock)."""
+    found = _HOW_MANY.search(last_reply)
+    return found.group("name") if found else None
+
+
+def answered_count(said: str, last_reply: str, limit: int) -> int | None:
+    """How many packs the caller's answer to "how many would you like?" means."""
+    if _MOST.search(said):
+        stock = _IN_STOCK.search(last_reply)
+        return min(limit, int(stock.group("n"))) if stock else limit
+    stated = stated_quantity(said)
+    if stated is not None:
+        return stated
+    bare = _BARE_COUNT.match(said.strip())
+    if bare is None:
+        return None
+    word = bare.group("n").lower()
+    return int(word) if word.isdigit() else NUMBER_WORDS[word]
