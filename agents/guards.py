@@ -87,6 +87,7 @@ def spoken_quantities(text: str) -> list[int]:
 
 
 # A self-correction between two quantities: "three boxes, no sorry, two boxes".
+_PACK_UNITS = r"\b(?:box(?:es)?|packs?|packets?|bottles?|tubes?)\b"
 _CORRECTED = re.compile(
     r"\b(?:no|sorry|actually|i mean|wait|make (?:it|that)|or rather|scratch that|hang on)\b",
     re.IGNORECASE,
@@ -102,7 +103,9 @@ def stated_quantity(text: str) -> int | None:
     if len(found) == 2:
         cleaned = _VARIANT_NUMBER.sub(" ", text)
         matches = list(_QUANTITY.finditer(cleaned))
-        if len(matches) == 2 and _CORRECTED.search(cleaned, matches[0].end(), matches[1].start()):
+        between = cleaned[matches[0].end() : matches[1].start()] if len(matches) == 2 else ""
+        unit = len(matches) == 2 and re.search(_PACK_UNITS, matches[1].group(0), re.I)
+        if unit and _CORRECTED.search(" ".join(between.split()[-3:])):
             return found[1]
     return None
 

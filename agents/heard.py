@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 
-from agents.guards import NUMBER_WORDS, stated_quantity
+from agents.guards import NUMBER_WORDS, is_number_word, stated_quantity
+from models.search import content_words
 
 WHICH = "Which one would you like?"
 ORDER_IT = "Would you like to order it?"
@@ -22,14 +23,15 @@ _OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
 _HOW_MANY = re.compile(r"packs of (?P<name>.+?) (?:per order|in stock)\. How many would you like\?")
 _IN_STOCK = re.compile(r"we only have (?P<n>\d+) packs of")
 _MOST = re.compile(
-    r"\b(?:the most|the max(?:imum)?|max|as many as (?:you can|i can|possible|allowed)|"
+    r"\b(?:the most|the max(?:imum)?(?! strength)|as many as (?:you can|i can|possible|allowed)|"
     r"all (?:of them|you (?:can|have|allow))|whatever the (?:limit|max(?:imum)?) is)\b",
     re.IGNORECASE,
 )
 _FILLER = r"(?:ok(?:ay)?|right|fine|alright|um+|uh+|er|well|so|yes|yeah|then|just|please|"
 _FILLER += r"let'?s (?:do|say|go with)|i'?ll (?:take|have)|make it|go on|can i have|in that case)"
+_QUESTION = re.compile(r"\?|^\W*(?:what|which|how|is|are|does|do|can|could|would)\b", re.I)
 _BARE_COUNT = re.compile(
-    rf"^(?:{_FILLER}\W*\s*)*(?P<n>\d+|{'|'.join(k for k, v in NUMBER_WORDS.items() if v <= 20)})"
+    rf"^(?:{_FILLER}\b\W*)*(?P<n>\d+|{'|'.join(k for k, v in NUMBER_WORDS.items() if v <= 20)})"
     rf"(?:\s+(?:packs?|box(?:es)?|of (?:them|those)|then|please|thanks|instead))*\W*$",
     re.IGNORECASE,
 )
@@ -62,13 +64,25 @@ def offered(last_reply: str) -> list[str]:
     return []
 
 
+_ANSWER_WORDS = frozenset(
+    "yes yeah yep yup sure ok okay please thanks thank great lovely perfect fine go ahead "
+    "box boxes pack packs packet packets bottle bottles tube tubes one ones just then".split()
+)
 _ANAPHOR = re.compile(r"\b(?:that|it|those|them|this|these|that one|the one)\b", re.IGNORECASE)
-_REFUSE = re.compile(r"\b(?:no|not|don'?t|never|nothing|else|other|instead)\b", re.IGNORECASE)
+_REFUSE = re.compile(
+    r"\b(?:no|not|don'?t|never|nothing|else|other|instead|what about|how about|is it|is that|"
+    r"are they|does it|do they|would it)\b|\?",
+    re.IGNORECASE,
+)
 
 
 def refers_to_offer(said: str) -> bool:
-    """Words that take what was just offered ("one bottle of that then"), not refuse it."""
-    return bool(_ANAPHOR.search(said)) and not _REFUSE.search(said)
+    """Words that take what was just offered ("one bottle of that then", "one box
+    please", "yes, two"), not refuse it nor name something else."""
+    if _REFUSE.search(said):
+        return False
+    named = [w for w in content_words(said) if w not in _ANSWER_WORDS and not is_number_word(w)]
+    return bool(_ANAPHOR.search(said)) or not named
 
 
 def asked_how_many(last_reply: str) -> str | None:
@@ -79,14 +93,14 @@ def asked_how_many(last_reply: str) -> str | None:
 
 def answered_count(said: str, last_reply: str, limit: int) -> int | None:
     """How many packs the caller's answer to "how many would you like?" means."""
-    if _MOST.search(said):
+    if _QUESTION.search(said):
+        return None  # "what's the most I can have?" asks; it orders nothing
+    stated = stated_quantity(said)
+    if stated is None and _MOST.search(said):
         stock = _IN_STOCK.search(last_reply)
         return min(limit, int(stock.group("n"))) if stock else limit
-    stated = stated_quantity(said)
-    if stated is not None:
-        return stated
-    bare = _BARE_COUNT.match(said.strip())
-    if bare is None:
-        return None
-    word = bare.group("n").lower()
-    return int(word) if word.isdigit() else NUMBER_WORDS[word]
+    bare = _BARE_COUNT.match(said.strip()) if stated is None else None
+    if stated is None and bare is not None:
+        word = bare.group("n").lower()
+        stated = int(word) if word.isdigit() else NUMBER_WORDS[word]
+    return stated if stated is not None and stated >= 1 else None

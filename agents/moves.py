@@ -93,12 +93,18 @@ class ReadBack:
 Move = Confirm | SetQuantity | Remove | Swap | ReadBack
 
 # "take the X off and give me Y", "instead of the X can I have Y", "swap the X for Y".
+_WANT = (
+    r"(?:give me|get me|add|put in|i'?ll (?:have|take)|i want|i'?d like|can i (?:have|get)|"
+    r"could i (?:have|get)|make it|i'?d rather have)"
+)
+# After a removal only an explicit request is a replacement: "remove the paracetamol,
+# it was for my kids" is a reason, not an order for the children's one.
 _SWAP = re.compile(
-    r"\b(?:take (?:the |that )?(?P<a>.+?) (?:off|out)|remove (?:the )?(?P<b>.+?)|"
-    r"instead of (?:the )?(?P<c>.+?)|swap (?:the )?(?P<d>.+?) for|"
-    r"change (?:the )?(?P<e>.+?) (?:to|for))"
-    r"(?:,|\s)+(?:and |then |but )*(?:(?:give me|get me|add|put in|i'?ll (?:have|take)|"
-    r"i want|i'?d like|can i (?:have|get)|could i (?:have|get)|have|make it|use|do) )?"
+    rf"\b(?:(?:take (?:the |that )?(?P<a>.+?) (?:off|out)|remove (?:the )?(?P<b>.+?))"
+    rf"(?:,|\s)+(?:and |then |but )*(?:{_WANT} |(?=.*\binstead\b))"
+    rf"|(?:instead of (?:the )?(?P<c>.+?)|swap (?:the )?(?P<d>.+?) for|"
+    rf"change (?:the )?(?P<e>.+?) (?:to|for)|replace (?:the )?(?P<f>.+?) with)"
+    rf"(?:,|\s)+(?:and |then |but )*(?:{_WANT} |have |use )?)"
     r"(?:the |a |an )?(?P<new>.+)",
     re.IGNORECASE,
 )
@@ -170,13 +176,13 @@ def order_move(
     target = named_line(text, lines)
     swap = _SWAP.search(text)
     if swap and names_other is not False and (names_other or _names_something_else(text, lines)):
-        old = next(g for g in swap.groups()[:5] if g)
+        old = next(g for g in swap.groups()[:6] if g)
         line = named_line(old, lines) or (lines[-1] if _IT.fullmatch(old) else None)
         if line is not None and named_line(swap.group("new"), lines) is None:
             return Swap(line.name, swap.group("new"))
     if swap and _names_variant(swap.group("new")):
         # "swap that for the bigger box": another variant of the line's own product.
-        old = next(g for g in swap.groups()[:5] if g)
+        old = next(g for g in swap.groups()[:6] if g)
         line = named_line(old, lines) or (lines[-1] if _IT.fullmatch(old) else None)
         if line is not None and named_line(swap.group("new"), lines) is None:
             return Swap(line.name, f"{swap.group('new')} {line.name}")
@@ -184,7 +190,9 @@ def order_move(
     if less:
         line = target or lines[-1]
         fewer = _count(less.group("n") or less.group("m"))
-        return SetQuantity(line.name, max(line.quantity - fewer, 1))
+        if fewer >= line.quantity:
+            return Remove(line.name)
+        return SetQuantity(line.name, line.quantity - fewer)
     removal = _REMOVE.search(text)
     if removal:
         words = next(g for g in removal.groups() if g)

@@ -131,7 +131,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
             # Severe allergy: swelling of the airway, not a "sore throat".
             _rx(
                 rf"\b(?:tongue|lips?|mouth|face) {_G(3)}(?:swell\w*|swollen|puff\w*)",
-                rf"\bthroat(?:'s)? {_G(3)}(?:swelling|swollen|closing|tightening|tight|tighter)\b",
+                rf"\bthroat(?:'s)? {_G(3)}(?:swelling|closing|tightening)\b",
                 r"\b(?:swell\w*|swollen) (?:tongue|lips|throat)\b",
                 r"\b(?:anaphyla\w*|epi ?pen|allergic shock|(?:bad|severe|serious|major|massive|"
                 r"huge) allergic reaction)\b",
@@ -148,12 +148,17 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"else'?s|somebody else'?s|the wrong|(?:my|his|her|their) {_KIN}'?s) {_G(2)}"
                 rf"{_MEDS}\b",
             ),
-            # A child who drank or ate a lot of one: "he's drunk like half the bottle".
+            # A tight or swollen throat with a sting, a bite, swelling or breathing.
             _both(
-                rf"\b(?:{_CHILD}|he'?s|she'?s|he|she)\b",
-                rf"\b(?:drunk|drank|swallowed|ate|eaten|had|downed) {_G(2)}(?:half|most|all|"
-                rf"the whole|a whole|loads|lots|a load|a lot) (?:of )?(?:the |a |his |her |my )?"
-                rf"(?:{_PACKS}|{_MEDS}|lot)\b",
+                rf"\bthroat(?:'s)? {_G(3)}(?:tight|tighter|swollen)\b",
+                r"\b(?:stung|sting|bitten|bite|allergic|swell\w*|puff\w*|breath\w*|dizzy|"
+                r"wheez\w*|nuts?|peanuts?)\b",
+            ),
+            # A child who drank a lot of a medicine: "he's drunk like half the bottle".
+            re.compile(
+                rf"^(?=.*\b(?:{_CHILD}|he'?s|she'?s|he|she)\b)(?=.*\b{_MEDS}\b)(?=.*\b(?:drunk|"
+                rf"drank|swallowed|downed) {_G(2)}(?:half|most|all|the whole|a whole|loads|lots|a "
+                rf"load|a lot) (?:of )?(?:the |a |his |her |my )?(?:{_PACKS}|{_MEDS}|lot)\b)"
             ),
             # Overdose already taken; wanting to is self-harm below.
             _rx(
@@ -180,8 +185,8 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 r"living)\b",
                 # "so that I don't have to wake up again", "would I just not wake up".
                 r"\bso (?:that )?i (?:don'?t|dont|do not|never|won'?t|wouldn'?t) (?:have to |"
-                r"need to |ever )?wake up\b|\b(?:just |never |not )wake up again\b|\bwould i "
-                r"(?:just )?(?:not|never) wake up\b|\bwould (?:that|it|they) (?:do it|kill me)\b",
+                r"need to |ever )?wake up\b|\b(?:never|not) wake up again\b|\bwould i "
+                r"(?:just )?(?:not|never) wake up\b",
                 r"\b(?:there'?s|theres|there is) no point (?:anymore|any more|in anything|to "
                 r"anything|to it all)\b|\bno point (?:anymore|any more)\b",
                 r"\b(?:nobody|no one|noone) (?:has|have|will have|would have|needs?|would need) to "
@@ -294,8 +299,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
             _rx(
                 rf"\b(?:can|could|should|may|is it (?:ok|okay|safe|alright|fine|bad|dangerous)"
                 rf"(?: for (?:me|him|her))? to|am i (?:ok|okay|allowed) to|safe to|ok to|okay to)"
-                rf"\b {_G(2)}(?:take|have(?! (?:a |an )?(?:quick )?(?:word|chat|talk|look|think|go)\b)|mix|"
-                rf"combine|use|give|drink)\b {_G(6)}(?:with(?! (?:me|us|"
+                rf"\b {_G(2)}(?:take|mix|combine|use|give|drink)\b {_G(6)}(?:with(?! (?:me|us|"
                 rf"you|my order|the order)\b)|alongside|together|on top of|as well as|while (?:on|"
                 rf"taking|i'?m on)|whilst|at the same time as)\b",
                 rf"\b(?:interact\w*|interfere with|clash(?:es)? with|reacts? with|mix(?:ing)? "
@@ -311,6 +315,12 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"\b(?:i'?m|im|i am|he'?s|she'?s|i'?ve been|i have been) {_G(2)}(?:on|taking) "
                 rf"{_G(4)}(?:can|could|should|is it|will|would|does) {_G(3)}(?:take|use|mix|give|"
                 rf"interact|affect|clash)\b",
+            ),
+            # "Is it ok to have the naproxen on top of that"; "have … with that" is shopping.
+            _rx(
+                rf"\b(?:is it (?:ok|okay|safe|alright|fine|bad|dangerous) to|can i|could i|should i|"
+                rf"safe to|ok to|okay to) have\b {_G(6)}(?:on top of|alongside|at the same time as|"
+                rf"while (?:on|taking|i'?m on))\b",
             ),
             # "I take low dose aspirin every day, is it ok with naproxen".
             _both(
@@ -432,7 +442,7 @@ def after_self_harm(lines: SafetyLines = SafetyLines()) -> str:
 
 def concern_answered(reply: str) -> Concern | None:
     """Which safety answer `reply` was, from the words only this module writes."""
-    if reply.startswith(("This sounds like an emergency.", "Please call")):
+    if reply.startswith("This sounds like an emergency."):
         return Concern.EMERGENCY
     if reply.startswith(("I'm so sorry you're feeling this way.", "I'm not able to take an order")):
         return Concern.SELF_HARM
@@ -447,6 +457,11 @@ _DECLINE = re.compile(r"\b(?:no|nah|nope|fine|bye|goodbye|thanks|thank you|ok|ok
 def follow_up(concern: Concern, said: str, lines: SafetyLines = SafetyLines()) -> str:
     """The answer to words after a safety answer that neither accept a person nor name a
     product: the advice stands ("can't you just tell me how many ml" gets no dose)."""
+    if concern is Concern.EMERGENCY and _DECLINE.search(_normalise(said)):
+        return (
+            f"All right. If it gets worse, please call {lines.emergency_number} straight away. "
+            "Is there anything else I can help with?"
+        )
     if concern is Concern.EMERGENCY:
         return (
             f"Please call {lines.emergency_number} now. They can tell you what to do "

@@ -84,7 +84,15 @@ _REFUSED = re.compile(
     r"I'm sorry, (?P<name>.+?) is prescription only|We have (?P<listed>[^,;]+),[^.;]*prescription only"
 )
 _WHICH = heard.WHICH
-_BYE = re.compile(r"\b(?:bye|goodbye|bye bye|see you|see ya|cheerio|ta ta|take care)\b", re.I)
+# A goodbye is the whole utterance, with its courtesies: "see you about my rash" is not.
+_BYE = re.compile(
+    r"^\W*(?:(?:ok|okay|right|lovely|brilliant|great|perfect|thanks|thank you|cheers|ta|so|"
+    r"well|alright|all right|no|that'?s all|that'?s it|you'?ve been (?:really |very |so )?"
+    r"helpful|ever so much|so much|very much|a lot|then|bye)\b\W*)*"
+    r"(?:bye|goodbye|bye bye|see you|see ya|cheerio|ta ta|take care)"
+    r"(?:\W+(?:then|now|bye|thanks|thank you|love|all|for now))*\W*$",
+    re.IGNORECASE,
+)
 _OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
 
 
@@ -299,7 +307,9 @@ async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | Non
             if not isinstance(choice, Product):
                 return None
             picked = choice
-        return f"We have {describe(picked, currency)}. {heard.ORDER_IT}"
+        sellable = not picked.prescription_only and picked.stock > 0
+        ask = heard.ORDER_IT if sellable else "Can I help with anything else?"
+        return f"We have {describe(picked, currency)}. {ask}"
 
     return await pharmacy.run(work)
 

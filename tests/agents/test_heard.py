@@ -54,6 +54,10 @@ def test_what_was_offered_is_one_product_or_the_options() -> None:
         ("two of those please", True),
         ("no, not that one", False),
         ("something else for a cough", False),
+        ("one box please", True),
+        ("yes one please", True),
+        ("ibuprofen please", False),
+        ("what about the gel", False),
     ],
 )
 def test_taking_the_offer_is_told_from_refusing_it(said: str, takes: bool) -> None:

@@ -58,6 +58,10 @@ EMERGENCY = [
     "hello um yeah i need an ambulance",
     "my chest uh hurts",
     "he's fitting",
+    # Stop 25, from the caller-style scenarios written that day.
+    "my mum's face has gone all droopy on one side and her words are all slurred",
+    "oh no my grandson he's three he's drunk like half the bottle of the kids' ibuprofen",
+    "stung by a wasp and my throat's going tight and I feel dizzy",
 ]
 
 SELF_HARM = [
@@ -83,6 +87,10 @@ SELF_HARM = [
     "i'm going to take every tablet in the house",
     "i'm just gonna take them all at once",
     "what's the erm lethal uh dose of these",
+    "I want enough of the sleeping tablets so that I don't have to wake up again",
+    "how many of the strong painkillers, you know, so nobody has to deal with me anymore",
+    "if I took all my sleeping pills at once would I just not wake up",
+    "there's no point anymore, honestly",
 ]
 
 DOSING = [
@@ -115,6 +123,10 @@ DOSING = [
     "is ibuprofen ok for asthma",
     "can i take ibuprofen on an empty stomach",
     "my baby has a temperature what can i give her",
+    "how many of them can I have in a day, I've been running to the loo all morning",
+    "I take the low dose aspirin every morning, is it ok to have the naproxen on top of that",
+    "I take low dose aspirin every day is it ok with naproxen",
+    "so I'm expecting, about twelve weeks, which of the hay fever tablets am I allowed to take",
 ]
 
 NEGATIVE = [
@@ -168,6 +180,18 @@ NEGATIVE = [
     "can i have it delivered if i'm not home",
     "how much children's paracetamol do you have",
     "",
+    # Stop 25: found by a review of the patterns added that day.
+    "could I have a word with someone who works there",
+    "can I have some plasters with that",
+    "could I have the gel as well as the tablets",
+    "sore throat and swollen tonsils",
+    "my throat feels a bit tight with this cold",
+    "she's had a lot of vitamins lately",
+    "he had most of the packet of crisps",
+    "two boxes, would that do it for the week",
+    "I just wake up again at 3am, have you got a sleep aid",
+    "would it kill me to buy the bigger box",
+    "I'm expecting a delivery from you today",
 ]
 
 
