@@ -263,6 +263,18 @@ async def _alternatives(pharmacy: Pharmacy, refused: str) -> str:
     return await pharmacy.run(work)
 
 
+def _offered_pick(db: Db, options: list[str], said: str) -> Product | None:
+    """The one of the products just offered that the caller's words pick; a variant word
+    may pick a relative that was not listed ("the 400s" after the 200s)."""
+    listed = [p for name in options for p in family(db, name)[:1]]
+    picked = resolve(listed, said).product if listed else None
+    if picked is None and listed and variant_words(said).given:
+        kin = {ingredient(p) for p in listed}
+        relatives = [p for name in options for p in family(db, name) if ingredient(p) in kin]
+        picked = resolve(relatives, said).product
+    return picked
+
+
 async def _picked(
     pharmacy: Pharmacy, session: Session, said: str, options: list[str]
 ) -> RoutedCall | None:
@@ -270,16 +282,7 @@ async def _picked(
     if not options:
         return None
 
-    def work(db: Db) -> Product | None:
-        products = [p for name in options for p in family(db, name)[:1]]
-        picked = resolve(products, said).product
-        if picked is None and variant_words(said).given:
-            kin = {ingredient(p) for p in products}
-            relatives = [p for name in options for p in family(db, name) if ingredient(p) in kin]
-            picked = resolve(relatives, said).product
-        return picked
-
-    product = await pharmacy.run(work)
+    product = await pharmacy.run(lambda db: _offered_pick(db, options, said))
     if product is None:
         return None
     quantity = stated_quantity(said)
@@ -296,12 +299,7 @@ async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | Non
     currency = pharmacy.shop.currency
 
     def work(db: Db) -> str | None:
-        listed = [p for name in options for p in family(db, name)[:1]]
-        picked = resolve(listed, said).product if listed else None
-        if picked is None and listed and variant_words(said).given:
-            kin = {ingredient(p) for p in listed}
-            relatives = [p for name in options for p in family(db, name) if ingredient(p) in kin]
-            picked = resolve(relatives, said).product
+        picked = _offered_pick(db, options, said)
         if picked is None:
             choice = choose_product(db, [said], said, currency)
             if not isinstance(choice, Product):

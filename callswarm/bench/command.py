@@ -17,10 +17,13 @@ from callswarm.settings import Settings
 
 def model_label(settings: Settings) -> str:
     if settings.provider == "local":
+        from callswarm.bundled import BUNDLED
+
+        bundled = BUNDLED[settings.local_model]
         return (
             settings.local_model_path.name
             if settings.local_model_path
-            else "bundled Qwen2.5-Coder-0.5B Q4"
+            else f"bundled {bundled.name}"
         )
     if settings.provider == "ollama":
         return settings.ollama_model
