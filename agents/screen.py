@@ -7,10 +7,14 @@ holds the caller, in this order:
 3. facts any agent may say: the hours and the address; after a caller spoke of
    harming themselves, nothing else is sold on that call;
 4. the order (agents/moves.py): a yes to the read-back confirms, and only confirms;
-   "make that three", "one more", "take the X off" change the line they name;
-5. what else there is, after a prescription-only refusal;
-6. the caller picking one of the options just listed, by a variant word;
-7. several products in one sentence.
+   "make that three", "one more", "take the X off", "give me Y instead" change the
+   line they name; "read that back" reads it;
+5. a goodbye, when no order is pending;
+6. short answers to what the caller just heard (agents/heard.py): a count after
+   "how many would you like?", a price question at sales;
+7. what else there is, after a prescription-only refusal;
+8. the caller picking one of the products just offered, by a variant word;
+9. several products in one sentence.
 
 The fallback answers when a turn has spent its model calls or its time, or no
 rescue worked: the facts, one clarifying question, or the offer of a person.
@@ -93,7 +97,6 @@ _BYE = re.compile(
     r"(?:\W+(?:then|now|bye|thanks|thank you|love|all|for now))*\W*$",
     re.IGNORECASE,
 )
-_OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
 
 
 def asks_for_person(said: str) -> bool:
