@@ -242,10 +242,14 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
     shop = pharmacy(ctx)
     currency = shop.shop.currency
 
-    def work(db: Session) -> orders.OrderView | str:
+    def work(db: Session) -> tuple[str, orders.OrderView] | str:
         choice = choose_product(db, [params.instead], params.instead, currency)
         if choice is None:
-            return f"I couldn't find {params.instead}, so I've left your order as it is."
+            # Not the caller's words read back: a sentence said back sounds like a parrot.
+            return (
+                "I couldn't find what you'd like instead, so I've left your order as it is. "
+                "Which product do you mean?"
+            )
         if isinstance(choice, str):
             return choice  # one short question first; the order stays as it is
         customer = _customer_id(db, ctx.client_id)
@@ -259,7 +263,8 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
         # "change it to the 32 pack" on three packs: three of the other, unless said.
         quantity = stated_quantity(params.instead) or line.quantity
         orders.set_quantity(db, customer_id=customer, product=choice, quantity=quantity, add=False)
-        return orders.remove_product(db, customer_id=customer, sku=line.sku, name=line.name)
+        view = orders.remove_product(db, customer_id=customer, sku=line.sku, name=line.name)
+        return line.name, view
 
     try:
         done = await shop.run(work)
@@ -267,10 +272,10 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
         raise _refusal(exc) from exc
     if isinstance(done, str):
         return done
-    log.info("line_swapped client_id=%s out=%s", ctx.client_id, params.product)
+    removed, view = done
+    log.info("line_swapped client_id=%s out=%s", ctx.client_id, removed)
     return (
-        f"I've taken off {params.product}. Your order is now {order_words(done, currency)}. "
-        "Anything else?"
+        f"I've taken off {removed}. Your order is now {order_words(view, currency)}. Anything else?"
     )
 
 
