@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agents.guards import NUMBER_WORDS
 from agents.variants import is_variant_word
 from models.search import content_words
 
@@ -23,11 +24,9 @@ class Wanted:
     quantity: int | None  # packs stated for this item, None if not stated
 
 
-_NUMBERS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a": 1, "an": 1, "single": 1,
-    "another": 1, "couple": 2, "pair": 2, "dozen": 12,
-}  # fmt: skip
+# The counts of guards.NUMBER_WORDS an item can start with (at most a dozen packs are
+# ever asked for), and "another" for "and another of the gel".
+_NUMBERS = {**{k: v for k, v in NUMBER_WORDS.items() if v <= 12}, "another": 1}
 _NUMBER = rf"(?:\d+|{'|'.join(_NUMBERS)})"
 _CONTAINER = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|tubs?|jars?|cartons?|lots?|units?)"
 # A quantity at the start of an item: "two boxes of", "a couple of", "one of the", "3 x".

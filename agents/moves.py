@@ -174,18 +174,18 @@ def order_move(
     if READ_BACK.search(text) or _DONE.search(text):
         return ReadBack()
     target = named_line(text, lines)
+    other = _names_something_else(text, lines) if names_other is None else names_other
     swap = _SWAP.search(text)
-    if swap and names_other is not False and (names_other or _names_something_else(text, lines)):
+    if swap:
         old = next(g for g in swap.groups()[:6] if g)
         line = named_line(old, lines) or (lines[-1] if _IT.fullmatch(old) else None)
-        if line is not None and named_line(swap.group("new"), lines) is None:
-            return Swap(line.name, swap.group("new"))
-    if swap and _names_variant(swap.group("new")):
-        # "swap that for the bigger box": another variant of the line's own product.
-        old = next(g for g in swap.groups()[:6] if g)
-        line = named_line(old, lines) or (lines[-1] if _IT.fullmatch(old) else None)
-        if line is not None and named_line(swap.group("new"), lines) is None:
-            return Swap(line.name, f"{swap.group('new')} {line.name}")
+        new = swap.group("new")
+        if line is not None and named_line(new, lines) is None:
+            if other:
+                return Swap(line.name, new)
+            if _names_variant(new):
+                # "swap that for the bigger box": another variant of the line's product.
+                return Swap(line.name, f"{new} {line.name}")
     less = _LESS.search(text)
     if less:
         line = target or lines[-1]
@@ -200,7 +200,6 @@ def order_move(
             lines[-1] if re.fullmatch(r"(?:it|that|them|those)\b.*", words, re.I) else None
         )
         return Remove(line.name) if line is not None else None
-    other = _names_something_else(text, lines) if names_other is None else names_other
     if target is None and other:
         return None  # "one more box of aspirin" adds aspirin; it changes no line
     line = target or lines[-1]

@@ -49,6 +49,7 @@ from agents.tools.catalogue import (
     several_products,
 )
 from agents.tools.navigation import SALES, TRANSFER_TOOL
+from agents.tools.orders import pending_view
 from agents.variants import resolve, variant_words
 from models import orders
 from models.search import content_words, search_products
@@ -87,7 +88,6 @@ _WHAT_ELSE = re.compile(
 _REFUSED = re.compile(
     r"I'm sorry, (?P<name>.+?) is prescription only|We have (?P<listed>[^,;]+),[^.;]*prescription only"
 )
-_WHICH = heard.WHICH
 # A goodbye is the whole utterance, with its courtesies: "see you about my rash" is not.
 _BYE = re.compile(
     r"^\W*(?:(?:ok|okay|right|lovely|brilliant|great|perfect|thanks|thank you|cheers|ta|so|"
@@ -107,12 +107,51 @@ def offered_person(last_reply: str) -> bool:
     return safety.OFFER_MARK.lower() in last_reply.lower()
 
 
-async def accepts_offer(pharmacy: Pharmacy, last_reply: str, said: str) -> bool:
+async def accepts_offer(
+    pharmacy: Pharmacy, last_reply: str, said: str, named: _Named | None = None
+) -> bool:
     """A yes to the offer of a person, and not a new request: "two boxes of ibuprofen
     please" after the offer holds a "please", and must not put the caller through."""
     if not (offered_person(last_reply) and safety.accepts_person(said)):
         return False
-    return not await pharmacy.run(lambda db: bool(content_words(said) and family(db, said)))
+    return not await (named or _Named(pharmacy, said)).any()
+
+
+class _Named:
+    """What the caller's words name in the catalogue, looked up once per turn, and only
+    when a step needs it: several steps of the screen ask the same question."""
+
+    def __init__(self, pharmacy: Pharmacy, said: str) -> None:
+        self._pharmacy, self._said = pharmacy, said
+        self._found: list[Product] | None = None
+
+    async def any(self) -> bool:
+        if self._found is None:
+            said = self._said
+            self._found = (
+                await self._pharmacy.run(lambda db: family(db, said)) if content_words(said) else []
+            )
+        return bool(self._found)
+
+
+class _Pending:
+    """The caller's order in progress, read once per turn: the screen writes nothing."""
+
+    def __init__(self, pharmacy: Pharmacy, client_id: str) -> None:
+        self._pharmacy, self._client_id = pharmacy, client_id
+        self._read = False
+        self._view: orders.OrderView | None = None
+
+    async def view(self) -> orders.OrderView | None:
+        if not self._read:
+            client_id = self._client_id
+            self._view = await self._pharmacy.run(lambda db: pending_view(db, client_id))
+            self._read = True
+        return self._view
+
+    async def has_lines(self) -> bool:
+        view = await self.view()
+        return view is not None and bool(view.lines)
 
 
 def facts(pharmacy: Pharmacy, said: str) -> str | None:
@@ -140,7 +179,9 @@ async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedRep
     if concern is not None:
         log.warning("safety client_id=%s concern=%s", session.client_id, concern.concern.value)
         return RoutedReply(concern.words)
-    if asks_for_person(said) or await accepts_offer(pharmacy, last, said):
+    named = _Named(pharmacy, said)
+    pending = _Pending(pharmacy, session.client_id)
+    if asks_for_person(said) or await accepts_offer(pharmacy, last, said, named):
         return RoutedCall(TRANSFER_TOOL, {"reason": "asked for a person"})
     known = facts(pharmacy, said)
     if known is not None and not _SHOPPING.search(said):
@@ -150,25 +191,20 @@ async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedRep
         return RoutedReply(safety.after_self_harm(lines))
     answered = safety.concern_answered(last)
     if answered is not None and not _DONE.search(said):
-        named = await pharmacy.run(lambda db: bool(content_words(said) and family(db, said)))
         # After an emergency, nothing is sold until the caller moves on: "can't you just
         # put the chlorphenamine aside" after throat swelling still hears the number.
-        if not named or answered is safety.Concern.EMERGENCY:
+        if answered is safety.Concern.EMERGENCY or not await named.any():
             return RoutedReply(safety.follow_up(answered, said, lines))
-    move = await _order_move(session, pharmacy, said, last)
+    move = await _order_move(pharmacy, await pending.view(), said, last)
     if move is not None:
         return move
-    if (
-        _BYE.search(said)
-        and not await _pending_lines(session, pharmacy)
-        and not await pharmacy.run(lambda db: bool(family(db, said)))
-    ):
+    if _BYE.search(said) and not await pending.has_lines() and not await named.any():
         return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
     wanted = heard.asked_how_many(last)
     count = heard.answered_count(said, last, orders.MAX_QUANTITY_PER_LINE) if wanted else None
     if wanted and count is not None:
         # The answer to our "how many would you like?": the total, for the product asked.
-        tool = "change_quantity" if await _pending_lines(session, pharmacy) else "add_to_order"
+        tool = "change_quantity" if await pending.has_lines() else "add_to_order"
         return RoutedCall(tool, {"product": wanted, "quantity": count})
     at_sales = await session.get_agent_name() == SALES
     if at_sales and heard.PRICE.search(said) and not heard.READ_BACK.search(said):
@@ -180,7 +216,7 @@ async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedRep
         name = refused.group("name") or refused.group("listed")
         return RoutedReply(await _alternatives(pharmacy, name))
     offered = heard.offered(last)
-    if offered and (_WHICH in last or variant_words(said).given):
+    if offered and (heard.WHICH in last or variant_words(said).given):
         # "the 400s" after the 200s were offered: a variant of what was just offered.
         picked = await _picked(pharmacy, session, said, offered)
         if picked is not None:
@@ -195,31 +231,14 @@ async def _after_self_harm(session: Session, lines: safety.SafetyLines) -> bool:
     return any(safety.raised_self_harm(m.content, lines) for m in replies)
 
 
-async def _pending_lines(session: Session, pharmacy: Pharmacy) -> bool:
-    def work(db: Db) -> bool:
-        customer = orders.get_or_create_customer(db, client_id=session.client_id)
-        assert customer.id is not None
-        order = orders.pending_order(db, customer_id=customer.id)
-        return order is not None and bool(orders.view_order(db, order=order).lines)
-
-    return await pharmacy.run(work)
-
-
 async def _order_move(
-    session: Session, pharmacy: Pharmacy, said: str, last: str
+    pharmacy: Pharmacy, view: orders.OrderView | None, said: str, last: str
 ) -> RoutedCall | None:
-    def pending(db: Db) -> orders.OrderView | None:
-        customer = orders.get_or_create_customer(db, client_id=session.client_id)
-        assert customer.id is not None
-        order = orders.pending_order(db, customer_id=customer.id)
-        return None if order is None else orders.view_order(db, order=order)
-
     def names_other(db: Db, lines: tuple[orders.LineView, ...]) -> bool:
         found = family(db, said) or brand_family(db, said)
         held = {ingredient(p) for line in lines if (p := db.get(Product, line.sku))}
         return any(ingredient(p) not in held for p in found)
 
-    view = await pharmacy.run(pending)
     if view is None or not view.lines:
         return None
     lines = view.lines
@@ -258,7 +277,7 @@ async def _alternatives(pharmacy: Pharmacy, refused: str) -> str:
             )
         listed = "; ".join(describe(h.product, currency) for h in hits)
         return (
-            f"Without a prescription, we have {len(hits)} options: {listed}. {_WHICH}"
+            f"Without a prescription, we have {len(hits)} options: {listed}. {heard.WHICH}"
             if len(hits) > 1
             else f"Without a prescription, we have {listed}. Would you like to order it?"
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 
-from agents import prompts
+from agents import heard, prompts
 from agents.deps import ShopInfo
 from agents.guards import is_clear_yes, spoken_quantities
 from agents.routing import CANCEL as _CANCEL
@@ -44,12 +44,8 @@ def _last_assistant(args: CompletionArgs) -> str:
 def _offered(args: CompletionArgs) -> list[str]:
     """Names of the products the agent just offered ("We have …" from search_products)."""
     last = _last_assistant(args)
-    single = re.match(r"We have (?P<name>[^,]+),.*Would you like to order it\?", last)
-    if single:
-        return [single.group("name")]
-    if "Which one would you like?" in last:
-        return re.findall(r"(?:options: |; )([^,;]+),", last)
-    return []
+    # As before heard.offered was shared: a single offer counts when the reply opens with it.
+    return heard.offered(last) if heard.WHICH in last or last.startswith("We have") else []
 
 
 def _named(text: str, options: list[str]) -> str | None:

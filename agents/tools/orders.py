@@ -319,12 +319,14 @@ async def _read_back(ctx: ToolContext, view: orders.OrderView, currency: str) ->
     )
 
 
-async def _pending_view(ctx: ToolContext) -> orders.OrderView | None:
-    def current(db: Session) -> orders.OrderView | None:
-        order = orders.pending_order(db, customer_id=_customer_id(db, ctx.client_id))
-        return None if order is None else orders.view_order(db, order=order)
+def pending_view(db: Session, client_id: str) -> orders.OrderView | None:
+    """The caller's order in progress, if any; shared with the screen."""
+    order = orders.pending_order(db, customer_id=_customer_id(db, client_id))
+    return None if order is None else orders.view_order(db, order=order)
 
-    return await pharmacy(ctx).run(current)
+
+async def _pending_view(ctx: ToolContext) -> orders.OrderView | None:
+    return await pharmacy(ctx).run(lambda db: pending_view(db, ctx.client_id))
 
 
 async def read_back_order(ctx: ToolContext, _: NoArguments) -> None:
