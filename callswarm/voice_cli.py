@@ -8,6 +8,7 @@ from pathlib import Path
 from sqlmodel import Session
 
 from callswarm.app import build_services, open_database
+from callswarm.serve import end_of_turn
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder
 from models.search import catalogue_vocabulary
@@ -53,6 +54,7 @@ async def talk(settings: Settings, wav: Path, out: Path) -> list[tuple[str, str]
         SwarmResponder(session),
         stt=stt,
         tts=tts,
+        turn=end_of_turn(settings),
         output_rate=tts.sample_rate,
         realtime=False,
     )

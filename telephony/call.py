@@ -33,6 +33,7 @@ from voice.frames import AudioFrame
 from voice.session import Responder, VoiceSession
 from voice.stt import WhisperSTT
 from voice.tts import PiperTTS
+from voice.turn import EndOfTurn
 
 log = logging.getLogger("telephony.call")
 
@@ -106,6 +107,7 @@ class PhoneCall:
         stt: WhisperSTT,
         tts: PiperTTS,
         rtp_timeout: float,
+        turn: EndOfTurn | None = None,
     ) -> None:
         self.call = call
         self.client_id = client_id
@@ -127,6 +129,7 @@ class PhoneCall:
             hooks.responder(client_id),
             stt=stt,
             tts=tts,
+            turn=turn,
             output_rate=RATE,
             # A little more lead than the browser's: a flush drops it on barge-in anyway.
             lead_s=0.2,

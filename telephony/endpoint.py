@@ -12,6 +12,7 @@ from telephony.adapter import AdaptedCall, AdaptedPhone
 from telephony.call import CallHooks, CallSummary, PhoneCall, caller_client_id
 from voice.stt import WhisperSTT
 from voice.tts import PiperTTS
+from voice.turn import EndOfTurn
 
 log = logging.getLogger("telephony.endpoint")
 
@@ -36,11 +37,17 @@ class SipConfig:
 
 class SipEndpoint:
     def __init__(
-        self, config: SipConfig, hooks: CallHooks, *, stt: WhisperSTT, tts: PiperTTS
+        self,
+        config: SipConfig,
+        hooks: CallHooks,
+        *,
+        stt: WhisperSTT,
+        tts: PiperTTS,
+        turn: EndOfTurn | None = None,
     ) -> None:
         self.config = config
         self.hooks = hooks
-        self.stt, self.tts = stt, tts
+        self.stt, self.tts, self.turn = stt, tts, turn
         self.phone: AdaptedPhone | None = None
         self.live: dict[str, PhoneCall] = {}
         self.finished: deque[CallSummary] = deque(maxlen=1000)
@@ -97,6 +104,7 @@ class SipEndpoint:
                 self.hooks,
                 stt=self.stt,
                 tts=self.tts,
+                turn=self.turn,
                 rtp_timeout=self.config.rtp_timeout,
             )
         except Exception:

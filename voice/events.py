@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from voice.frames import AudioFrame
+from voice.turn import TurnEnd
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,6 +33,18 @@ class SpeechEndedEvent(VoiceEvent):
 class TranscriptEvent(VoiceEvent):
     text: str
     confidence: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TurnJudgedEvent(VoiceEvent):
+    """A pause was judged: the turn ends at the usual stop, or is held for more words.
+
+    `probability` is the end-of-turn model's (None when it failed); `words` what the
+    caller had said by the pause."""
+
+    end: TurnEnd
+    probability: float | None
+    words: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,6 +15,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import suppress
+from dataclasses import replace
 from typing import Protocol
 
 from voice.events import (
@@ -26,6 +27,7 @@ from voice.events import (
     SpeechEndedEvent,
     SpeechStartedEvent,
     TranscriptEvent,
+    TurnJudgedEvent,
     TurnMetrics,
     TurnMetricsEvent,
     VoiceEvent,
@@ -37,6 +39,7 @@ from voice.resample import StreamResampler, resample
 from voice.sentences import SentenceSplitter
 from voice.stt import Transcript, WhisperSTT
 from voice.tts import PiperTTS
+from voice.turn import EndOfTurn, TurnEnd, TurnVerdict, when_over
 from voice.vad import (
     SpeechEnded,
     SpeechPaused,
@@ -220,6 +223,7 @@ class VoiceSession:
         stt: WhisperSTT,
         tts: PiperTTS,
         vad: VadConfig | None = None,
+        turn: EndOfTurn | None = None,
         output_rate: int = 16000,
         frame_ms: int = 20,
         realtime: bool = True,
@@ -234,12 +238,22 @@ class VoiceSession:
         self.lead_s = lead_s
         self.clock = time.monotonic
         self.events: asyncio.Queue[VoiceEvent] = asyncio.Queue()
-        self._detector = TurnDetector(vad, VAD_RATE)
+        config = vad or VadConfig()
+        self.turn = turn if config.early_ms else None
+        self._stop_ms = config.stop_ms
+        if self.turn is not None:
+            # Each pause is judged (`_decide`): a turn that is over ends at once or at
+            # the usual stop; silence alone ends the others only after the longer hold.
+            config = replace(config, stop_ms=max(config.stop_ms, config.hold_ms))
+        self._detector = TurnDetector(config, VAD_RATE)
+        self._step = self._detector.sample_rate * config.frame_ms // 1000 * 2
         self._resamplers: dict[int, StreamResampler] = {}
         self._arrivals: deque[tuple[float, float]] = deque(maxlen=500)  # (stream end, wall)
         self._stream_s = 0.0
         self._turn: _Turn | None = None
         self._speculation: asyncio.Task[Transcript] | None = None
+        self._deciding: asyncio.Task[None] | None = None
+        self._pauses = 0
         self._done: set[asyncio.Task[None]] = set()
         self._closed = False
         # Set by whoever keeps the call's audio (the console's recordings); None: nothing kept.
@@ -260,7 +274,50 @@ class VoiceSession:
             self.recording.heard(AudioFrame(pcm, VAD_RATE))
         self._stream_s += len(pcm) / 2 / VAD_RATE
         self._arrivals.append((self._stream_s, self.clock()))
-        await self._handle(self._detector.feed(pcm))
+        if self.turn is None:
+            await self._handle(self._detector.feed(pcm))
+            return
+        # A frame at a time: a turn judged over ends at the frame it was judged at, and
+        # the audio after it is not counted into it.
+        for offset in range(0, len(pcm), self._step):
+            await self._handle(self._detector.feed(pcm[offset : offset + self._step]))
+
+    async def _decide(self, paused: SpeechPaused, speculation: asyncio.Task[Transcript]) -> None:
+        """Is the caller who paused done? The model and the pause's transcript decide
+        (voice/turn.py) whether the turn ends now, at the usual stop, or after the hold."""
+        assert self.turn is not None
+        pause = self._pauses
+        verdict: TurnVerdict | None = None
+        try:
+            verdict = await self.turn.judge(paused.audio)
+        except Exception as error:
+            log.warning("turn_model_failed session_id=%s error=%r", self.session_id, error)
+        await asyncio.wait({speculation})
+        if speculation.cancelled():
+            return  # the caller went on
+        error = speculation.exception()
+        text = "" if error is not None else speculation.result().text
+        end = when_over(verdict, text)
+        log.info(
+            "turn_judged session_id=%s end=%s p=%s ms=%s",
+            self.session_id,
+            end.value,
+            "none" if verdict is None else f"{verdict.probability:.2f}",
+            "none" if verdict is None else f"{verdict.seconds * 1000:.0f}",
+        )
+        self._emit(
+            TurnJudgedEvent(
+                session_id=self.session_id,
+                time=self.clock(),
+                end=end,
+                probability=None if verdict is None else verdict.probability,
+                words=text,
+            )
+        )
+        if self._closed or not self._detector.paused or pause != self._pauses:
+            return  # the caller went on, or the turn has ended already
+        if end is TurnEnd.AT_STOP:
+            await self._handle(self._detector.stop_after(self._stop_ms))
 
     async def end_of_speech(self) -> None:
         """The caller says they are done (released push-to-talk): answer without waiting
@@ -274,7 +331,16 @@ class VoiceSession:
                 await self._interrupt()
                 self._emit(SpeechStartedEvent(session_id=self.session_id, time=self.clock()))
             elif isinstance(event, SpeechPaused):
-                self._speculate(event.audio)
+                self._pauses += 1
+                speculation = self._speculate(event.audio)
+                if self.turn is not None and speculation is not None:
+                    if self.realtime:
+                        self._deciding = asyncio.get_running_loop().create_task(
+                            self._decide(event, speculation)
+                        )
+                    else:
+                        # Files and tests: decided in stream time, as if instantly.
+                        await self._decide(event, speculation)
             elif isinstance(event, SpeechResumed):
                 self._speculate(None)
             elif isinstance(event, SpeechEnded):
@@ -296,20 +362,27 @@ class VoiceSession:
 
     # --- turns --------------------------------------------------------------------------------
 
-    def _speculate(self, audio: bytes | None) -> None:
+    def _speculate(self, audio: bytes | None) -> asyncio.Task[Transcript] | None:
         """Decode the utterance so far while the caller pauses; drop it if they go on."""
         if self._speculation is not None:
             self._speculation.cancel()
+        if self._deciding is not None:
+            self._deciding.cancel()
+            self._deciding = None
         self._speculation = (
             None
             if audio is None
             else asyncio.get_running_loop().create_task(self.stt.transcribe(audio))
         )
+        return self._speculation
 
     def _start_turn(self, ended: SpeechEnded) -> None:
         # Only voice withdraws a pause's decode, and the audio after it is silence, so
         # the speculative transcript is the utterance's transcript.
         speculation, self._speculation = self._speculation, None
+        if self._deciding is not None and self._deciding is not asyncio.current_task():
+            self._deciding.cancel()  # ended by the hold or a push-to-talk release
+        self._deciding = None
         self._track(
             _Turn(
                 self,

@@ -50,6 +50,10 @@ class VadConfig:
     # After this much silence the utterance so far is offered for speculative decoding
     # (`SpeechPaused`); voice before `stop_ms` withdraws it (`SpeechResumed`). 0: never.
     early_ms: int = 200
+    # With an end-of-turn model (voice/turn.py), asked at `early_ms`: a turn it judges
+    # incomplete ends anyway after this much silence. Callers pause mid-sentence for up
+    # to about a second and a quarter to think of a word; past that, reply.
+    hold_ms: int = 1600
     max_flatness: float = 0.45
     # A frame this loud keeps a turn open even when not judged voiced: the fading tail
     # of a word ("like") must not count as the caller's pause. It never starts a turn.
@@ -121,11 +125,17 @@ class TurnDetector:
         self._started_at: float | None = None
         self._confirmed = False
         self._paused = False
+        self._stop_ms: int | None = None  # this pause's own stop, once judged
         self._last_voice = 0.0
 
     @property
     def in_speech(self) -> bool:
         return self._confirmed
+
+    @property
+    def paused(self) -> bool:
+        """Confirmed speech is followed by `early_ms` of silence, and nothing since."""
+        return self._paused
 
     def feed(self, pcm: bytes) -> list[VadEvent]:
         """Take PCM16 at the detector's rate, of any length; return what happened, in order."""
@@ -163,6 +173,7 @@ class TurnDetector:
             self._last_voice = self._clock
             if self._paused:
                 self._paused = False
+                self._stop_ms = None
                 events.append(SpeechResumed(at=start))
             if not self._confirmed and self._voiced_s * 1000 >= config.min_speech_ms:
                 self._confirmed = True
@@ -174,9 +185,21 @@ class TurnDetector:
             self._paused = True
             events.append(SpeechPaused(at=self._clock, audio=b"".join(self._utterance)))
         utterance_s = len(self._utterance) * self._frame_s
-        if self._silence_s * 1000 >= config.stop_ms or utterance_s >= config.max_utterance_s:
+        stop_ms = config.stop_ms if self._stop_ms is None else self._stop_ms
+        if self._silence_s * 1000 >= stop_ms or utterance_s >= config.max_utterance_s:
             events += self._end()
         return events
+
+    def stop_after(self, stop_ms: int) -> list[VadEvent]:
+        """End this pause's turn after `stop_ms` of silence instead of `config.stop_ms`
+        (an end-of-turn judgement); at once if the pause is already that long. Voice
+        before then puts the usual stop back."""
+        if not self._paused:
+            return []
+        if self._silence_s * 1000 >= stop_ms:
+            return self.flush()
+        self._stop_ms = stop_ms
+        return []
 
     def flush(self) -> list[VadEvent]:
         """The input is over for now (a push-to-talk button released): end the turn here.
@@ -207,4 +230,5 @@ class TurnDetector:
         self._started_at = None
         self._confirmed = False
         self._paused = False
+        self._stop_ms = None
         self._voiced_s = self._silence_s = 0.0

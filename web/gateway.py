@@ -13,6 +13,7 @@ from voice.events import TurnMetricsEvent
 from voice.session import Responder
 from voice.stt import WhisperSTT
 from voice.tts import PiperTTS
+from voice.turn import EndOfTurn
 from web.auth import OperatorAuth
 from web.journal import Journal
 from web.live import LiveCalls
@@ -40,6 +41,8 @@ class Gateway:
     # Input limits: one message of audio is at most this many bytes (1 s at 48 kHz).
     max_audio_message: int = 96_000
     max_text_message: int = 4_000
+    # Judges whether a caller who paused is done; None: a fixed silence ends the turn.
+    turn: EndOfTurn | None = None
 
     async def aclose(self) -> None:
         """After the server has stopped: the last calls' events saved, metrics stopped."""

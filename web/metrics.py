@@ -82,6 +82,12 @@ class Metrics:
             buckets=LATENCY,
             registry=r,
         )
+        self.turn = Histogram(
+            "callswarm_turn_decision_seconds",
+            "The end-of-turn model's judgement of one pause.",
+            buckets=LATENCY,
+            registry=r,
+        )
         self.llm = Histogram(
             "callswarm_llm_seconds",
             "One completion, request to last token, per completion backend.",

@@ -99,6 +99,7 @@ class VoiceConnection:
             gateway.calls.responder(client_id, gateway.responder(client_id)),
             stt=gateway.stt,
             tts=gateway.tts,
+            turn=gateway.turn,
             output_rate=OUTPUT_RATE,
         )
         self._agent = ""

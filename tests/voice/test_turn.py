@@ -1,0 +1,249 @@
+"""The end of a caller's turn: Smart Turn and the pause's words decide, the VAD times it.
+
+The session tests run in stream time (`realtime=False`, the clock is seconds of audio
+fed), so a turn that ends in a pause is seen ending there, whatever the machine's speed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from callswarm.serve import end_of_turn
+from callswarm.settings import Settings
+from voice.events import SpeechEndedEvent, SpeechStartedEvent, TurnJudgedEvent
+from voice.frames import AudioFrame
+from voice.session import VoiceSession
+from voice.turn import (
+    FixedTurn,
+    SmartTurn,
+    TurnEnd,
+    TurnVerdict,
+    dangling,
+    installed_smart_turn,
+    when_over,
+)
+
+from .speech import espeak, frames, piper, silence, trim
+from .waiting import next_of
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("words", "more"),
+    [
+        ("I need something for my...", True),
+        ("Could I get a box of", True),
+        ("Do you have any of the, um,", True),
+        ("I'd like to order some.", True),
+        ("Can you tell me what time you?", True),
+        ("I was wondering if you could", True),
+        ("It's for my husband, he's got a.", True),
+        ("I think the one I had before was...", True),
+        ("Do you have any ibuprofen?", False),
+        ("Yes, that's right.", False),
+        ("Thank you", False),
+        ("Yes I do.", False),  # a short answer may end on an auxiliary
+        ("It was.", False),
+        ("No thanks, that's everything.", False),
+        ("", False),
+    ],
+)
+def test_words_that_stop_mid_sentence_are_heard_as_more_to_come(words, more) -> None:
+    assert dangling(words) is more
+
+
+def over(p: float) -> TurnVerdict:
+    return TurnVerdict(complete=p > 0.5, probability=p, seconds=0.01)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "words", "end"),
+    [
+        (over(0.9), "Do you have any ibuprofen?", TurnEnd.AT_STOP),
+        (over(0.1), "Do you have any ibuprofen?", TurnEnd.HOLD),
+        # The words overrule a model that hears a finished sentence.
+        (over(0.99), "Could I get a box of", TurnEnd.HOLD),
+        # No model answer: the words alone.
+        (None, "Could I get a box of", TurnEnd.HOLD),
+        (None, "Two packs please.", TurnEnd.AT_STOP),
+        # A cough heard as nothing is never held.
+        (over(0.1), "", TurnEnd.AT_STOP),
+    ],
+)
+def test_the_model_and_the_words_decide_together(verdict, words, end) -> None:
+    assert when_over(verdict, words) is end
+
+
+async def ended_at(voice: VoiceSession, audio: bytes) -> tuple[list[float], int]:
+    """Stream times at which turns ended, and how many times speech started."""
+    fed = 0.0
+    voice.clock = lambda: fed
+    ends, starts = [], 0
+    for chunk in frames(audio):
+        fed += len(chunk) / 32000
+        await voice.push(AudioFrame(chunk, 16000))
+        while not voice.events.empty():
+            event = voice.events.get_nowait()
+            if isinstance(event, SpeechEndedEvent):
+                ends.append(event.time)
+            starts += isinstance(event, SpeechStartedEvent)
+    await voice.close()
+    return ends, starts
+
+
+class Quiet:
+    """A responder that answers nothing: these tests are about when turns end."""
+
+    async def reply(self, text: str):
+        return
+        yield
+
+    async def interrupted(self, spoken: str) -> None:
+        pass
+
+
+def paused_sentence(pause: float) -> tuple[bytes, float]:
+    """'I need something for my' ... 'headache please.', and when the second part starts."""
+    head = trim(piper("I need something for my"))
+    tail = trim(piper("headache, please."))
+    audio = silence(0.4) + head + silence(pause) + tail + silence(2.0)
+    return audio, (len(silence(0.4)) + len(head) + len(silence(pause))) / 32000
+
+
+@pytest.mark.parametrize("pause", [0.6, 1.2])
+async def test_a_caller_who_stops_mid_sentence_is_waited_for(stt, pause) -> None:
+    audio, resumed = paused_sentence(pause)
+    judge = FixedTurn()  # the model says "over": the words must hold the turn
+    voice = VoiceSession("c", Quiet(), stt=stt, tts=None, turn=judge, realtime=False)  # type: ignore[arg-type]
+    ends, _ = await ended_at(voice, audio)
+    assert judge.calls >= 1
+    assert len(ends) == 1 and ends[0] > resumed
+
+
+async def test_without_a_model_the_same_pause_ends_the_turn(stt) -> None:
+    audio, resumed = paused_sentence(0.6)
+    voice = VoiceSession("c", Quiet(), stt=stt, tts=None, realtime=False)  # type: ignore[arg-type]
+    ends, _ = await ended_at(voice, audio)
+    assert len(ends) == 2 and ends[0] < resumed
+
+
+async def test_a_turn_the_model_hears_unfinished_is_held_then_ends_at_the_hold(stt) -> None:
+    said = trim(piper("Do you have any ibuprofen?"))
+    audio = silence(0.4) + said + silence(3.0)
+    spoken_until = (len(silence(0.4)) + len(said)) / 32000
+    voice = VoiceSession(
+        "c",
+        Quiet(),
+        stt=stt,
+        tts=None,  # type: ignore[arg-type]
+        turn=FixedTurn(lambda _pcm: False),
+        realtime=False,
+    )
+    ends, _ = await ended_at(voice, audio)
+    assert len(ends) == 1
+    assert 1.5 < ends[0] - spoken_until < 1.8  # the 1.6 s hold, not the 0.5 s stop
+
+
+async def test_a_finished_sentence_ends_at_the_usual_stop(stt) -> None:
+    said = trim(espeak("Can I speak to the pharmacist?"))
+    audio = silence(0.4) + said + silence(2.0)
+    spoken_until = (len(silence(0.4)) + len(said)) / 32000
+    voice = VoiceSession("c", Quiet(), stt=stt, tts=None, turn=FixedTurn(), realtime=False)  # type: ignore[arg-type]
+    ends, _ = await ended_at(voice, audio)
+    assert len(ends) == 1
+    assert 0.45 < ends[0] - spoken_until < 0.7
+
+
+class Broken:
+    calls = 0
+
+    async def judge(self, pcm16: bytes) -> TurnVerdict:
+        self.calls += 1
+        raise RuntimeError("onnxruntime fell over")
+
+    def judge_sync(self, pcm16: bytes) -> TurnVerdict:
+        raise RuntimeError("onnxruntime fell over")
+
+
+async def test_a_failing_model_leaves_the_words_to_decide_and_the_call_goes_on(stt) -> None:
+    said = trim(piper("Do you have any ibuprofen?"))
+    broken = Broken()
+    voice = VoiceSession("c", Quiet(), stt=stt, tts=None, turn=broken, realtime=False)  # type: ignore[arg-type]
+    ends, _ = await ended_at(voice, silence(0.4) + said + silence(2.0) + said + silence(2.0))
+    assert broken.calls == 2
+    assert len(ends) == 2
+
+
+@pytest.fixture(scope="module")
+def smart_turn() -> SmartTurn:
+    path = installed_smart_turn(REPO / "data")
+    assert path is not None, "make test installs it: callswarm model install"
+    return SmartTurn(path)
+
+
+def test_the_real_model_hears_a_question_end_and_a_thought_break_off(smart_turn) -> None:
+    done = smart_turn.judge_sync(
+        silence(0.3) + trim(piper("Do you have any ibuprofen?")) + silence(0.2)
+    )
+    assert done.complete and done.probability > 0.8
+    assert 0 < done.seconds < 2
+    cut = smart_turn.judge_sync(
+        silence(0.3) + trim(espeak("I was wondering if you could")) + silence(0.2)
+    )
+    assert not cut.complete
+
+
+async def test_the_real_model_in_a_session_waits_for_the_rest_of_the_sentence(
+    stt, smart_turn
+) -> None:
+    audio, resumed = paused_sentence(0.9)
+    voice = VoiceSession("c", Quiet(), stt=stt, tts=None, turn=smart_turn, realtime=False)  # type: ignore[arg-type]
+    ends, _ = await ended_at(voice, audio)
+    assert len(ends) == 1 and ends[0] > resumed
+
+
+def test_serve_falls_back_to_silence_when_the_model_is_not_installed(tmp_path) -> None:
+    assert end_of_turn(Settings(data_dir=tmp_path)) is None
+    assert end_of_turn(Settings(data_dir=REPO / "data", end_of_turn="silence")) is None
+    assert isinstance(end_of_turn(Settings(data_dir=REPO / "data")), SmartTurn)
+
+
+async def fed(voice: VoiceSession, audio: bytes) -> None:
+    for chunk in frames(audio):
+        await voice.push(AudioFrame(chunk, 16000))
+
+
+def drained(voice: VoiceSession) -> list:
+    out = []
+    while not voice.events.empty():
+        out.append(voice.events.get_nowait())
+    return out
+
+
+@pytest.mark.parametrize(("complete", "ends_by"), [(True, 0.5), (False, 1.6)])
+async def test_live_callers_are_judged_while_their_audio_goes_on_arriving(
+    stt, complete, ends_by
+) -> None:
+    """On a live line the judgement runs beside the audio; its verdict sets the stop."""
+    voice = VoiceSession(
+        "c",
+        Quiet(),
+        stt=stt,
+        tts=None,  # type: ignore[arg-type]
+        turn=FixedTurn(lambda _pcm: complete),
+        realtime=True,
+    )
+    await fed(voice, silence(0.4) + trim(piper("Do you have any ibuprofen?")) + silence(0.3))
+    events: list = []
+    judged = await next_of(voice, TurnJudgedEvent, events)
+    assert judged.end is (TurnEnd.AT_STOP if complete else TurnEnd.HOLD)
+    assert "ibuprofen" in judged.words.lower()
+    assert not any(isinstance(e, SpeechEndedEvent) for e in events)
+    await fed(voice, silence(ends_by - 0.3 - 0.05))
+    assert not any(isinstance(e, SpeechEndedEvent) for e in drained(voice))
+    await fed(voice, silence(0.1))
+    assert any(isinstance(e, SpeechEndedEvent) for e in drained(voice))
+    await voice.close()
