@@ -6,6 +6,7 @@ import logging
 import secrets
 import socket
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import uvicorn
 from sqlalchemy.engine import Engine as Database
@@ -19,7 +20,7 @@ from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks, turn_sink
 from models.search import catalogue_vocabulary
 from telephony import SipConfig, SipEndpoint
-from voice.stt import WhisperSTT, bundled_whisper
+from voice.stt import WhisperSTT, bundled_whisper, bundled_whisper_base
 from voice.tts import PiperTTS, bundled_voice
 from voice.turn import EndOfTurn, SmartTurn, installed_smart_turn
 from web import Gateway, create_app
@@ -31,10 +32,16 @@ from web.metrics import Metrics
 log = logging.getLogger("callswarm.serve")
 
 
+def whisper_path(settings: Settings) -> Path:
+    if settings.stt_model == "base":
+        return bundled_whisper_base(settings.data_dir)
+    return bundled_whisper()
+
+
 def voice_engines(services: Services) -> tuple[WhisperSTT, PiperTTS]:
     with DbSession(services.db) as db:
         vocabulary = catalogue_vocabulary(db)
-    stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary)
+    stt = WhisperSTT(whisper_path(services.settings), vocabulary=vocabulary)
     tts = PiperTTS(bundled_voice())
     stt.warm_up()
     tts.warm_up()

