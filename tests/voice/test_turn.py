@@ -12,6 +12,7 @@ import pytest
 
 from callswarm.serve import end_of_turn
 from callswarm.settings import Settings
+from voice.degrade import telephone
 from voice.events import SpeechEndedEvent, SpeechStartedEvent, TurnJudgedEvent
 from voice.frames import AudioFrame
 from voice.session import VoiceSession
@@ -196,10 +197,13 @@ def test_the_real_model_hears_a_question_end_and_a_thought_break_off(smart_turn)
     assert not cut.complete
 
 
+@pytest.mark.parametrize("line", ["wide band", "telephone"])
 async def test_the_real_model_in_a_session_waits_for_the_rest_of_the_sentence(
-    stt, smart_turn
+    stt, smart_turn, line
 ) -> None:
     audio, resumed = paused_sentence(0.9)
+    if line == "telephone":
+        audio = telephone(audio)
     voice = VoiceSession("c", Quiet(), stt=stt, tts=None, turn=smart_turn, realtime=False)  # type: ignore[arg-type]
     ends, _ = await ended_at(voice, audio)
     assert len(ends) == 1 and ends[0] > resumed
