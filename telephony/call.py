@@ -26,6 +26,7 @@ from voice.events import (
     InterruptedEvent,
     ReplyAudioEvent,
     ReplyDoneEvent,
+    ReplyHeldEvent,
     TranscriptEvent,
     TurnMetricsEvent,
 )
@@ -291,6 +292,8 @@ class PhoneCall:
                     log.info(
                         "call_barge_in call_id=%s dropped_s=%.2f", self.call.call_id, dropped / RATE
                     )
+                elif isinstance(event, ReplyHeldEvent):
+                    playback.finish()  # the gap while the caller is heard is meant
                 elif isinstance(event, ReplyDoneEvent):
                     playback.finish()
                     if event.text:

@@ -69,6 +69,21 @@ class InterruptedEvent(VoiceEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ReplyHeldEvent(VoiceEvent):
+    """Urgent: the caller spoke over the reply; no more of it comes until they are heard.
+    The gap that follows is meant, not an underrun."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplyResumedEvent(VoiceEvent):
+    """What the caller said over the reply was not for it (`heard`: "mm-hmm", a cough,
+    the reply's own echo): it goes on where it stopped."""
+
+    heard: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ReplyDoneEvent(VoiceEvent):
     text: str
 

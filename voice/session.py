@@ -23,6 +23,8 @@ from voice.events import (
     InterruptedEvent,
     ReplyAudioEvent,
     ReplyDoneEvent,
+    ReplyHeldEvent,
+    ReplyResumedEvent,
     ReplyTextEvent,
     SpeechEndedEvent,
     SpeechStartedEvent,
@@ -34,6 +36,7 @@ from voice.events import (
 )
 from voice.frames import AudioFrame
 from voice.normalize import for_speech
+from voice.overlap import ECHO_LIKENESS, aside, echo_likeness
 from voice.recording import Recording
 from voice.resample import StreamResampler, resample
 from voice.sentences import SentenceSplitter
@@ -57,6 +60,10 @@ VAD_RATE = 16000
 # synthesised urgently (two threads: faster, ~15% more CPU). A plain one-thread
 # synthesis takes ~0.08 s per second of speech, so a second ahead is ample.
 URGENT_BELOW_S = 1.0
+# Speech over a reply holds it; once it has gone on this long it is a barge-in, whatever
+# its words. "Mm-hmm", "okay, yeah" and a cough are shorter; a caller who means to stop
+# the reply is already not hearing it.
+ASIDE_MAX_S = 1.0
 
 
 class Responder(Protocol):
@@ -80,7 +87,7 @@ class _Turn:
         text: str | None = None,
         end_wall: float | None = None,
         speech_s: float = 0.0,
-        transcript: asyncio.Task[Transcript] | None = None,
+        transcript: asyncio.Future[Transcript] | None = None,
     ) -> None:
         self.voice = voice
         self.said: str | None = None  # the caller's words, once transcribed
@@ -98,9 +105,28 @@ class _Turn:
         self.first_token: float | None = None
         self.first_audio: float | None = None
         self.transcribed: float | None = None
+        self._flowing = asyncio.Event()  # cleared while the caller is heard over the reply
+        self.sent_audio = bytearray()  # what went out, at the VAD's rate: to know its echo
+        self._flowing.set()
         self.task = asyncio.get_running_loop().create_task(
             self._main(), name=f"turn-{voice.session_id}"
         )
+
+    @property
+    def speaking(self) -> bool:
+        """Reply audio is going out (or held): speech over it may be an aside."""
+        return self.first_audio is not None and not self.task.done()
+
+    def hold(self) -> None:
+        self._flowing.clear()
+
+    def release(self) -> None:
+        self._flowing.set()
+
+    def reply_text(self) -> str:
+        """The sentences of the reply so far, the one playing included."""
+        current = [self.current[0]] if self.current is not None else []
+        return " ".join(self.played + current)
 
     def spoken(self) -> str:
         words = list(self.played)
@@ -187,6 +213,9 @@ class _Turn:
             )
             self.current = (sentence, 0.0)
             for offset in range(0, len(pcm), step):
+                if not self._flowing.is_set():
+                    await self._flowing.wait()
+                    started = voice.clock() - self.sent_s  # on from here, not a burst
                 if voice.realtime:
                     # Stay at most `lead_s` ahead of the caller's ear, so a barge-in
                     # leaves little queued audio to drop.
@@ -205,6 +234,7 @@ class _Turn:
                     self.first_audio = voice.clock()
                 if voice.recording is not None:
                     voice.recording.said(frame)
+                self.sent_audio += voice.to_vad_rate(chunk)
                 voice._emit(
                     ReplyAudioEvent(session_id=voice.session_id, time=frame.timestamp, frame=frame)
                 )
@@ -254,6 +284,11 @@ class VoiceSession:
         self._speculation: asyncio.Task[Transcript] | None = None
         self._deciding: asyncio.Task[None] | None = None
         self._pauses = 0
+        # The reply held while the caller speaks over it, and when they started.
+        self._held: _Turn | None = None
+        self._held_at = 0.0
+        self._settling: asyncio.Task[None] | None = None
+        self._out_resampler: StreamResampler | None = None
         self._done: set[asyncio.Task[None]] = set()
         self._closed = False
         # Set by whoever keeps the call's audio (the console's recordings); None: nothing kept.
@@ -274,13 +309,13 @@ class VoiceSession:
             self.recording.heard(AudioFrame(pcm, VAD_RATE))
         self._stream_s += len(pcm) / 2 / VAD_RATE
         self._arrivals.append((self._stream_s, self.clock()))
-        if self.turn is None:
-            await self._handle(self._detector.feed(pcm))
-            return
         # A frame at a time: a turn judged over ends at the frame it was judged at, and
-        # the audio after it is not counted into it.
+        # speech over a reply becomes a barge-in the moment it has gone on too long.
         for offset in range(0, len(pcm), self._step):
             await self._handle(self._detector.feed(pcm[offset : offset + self._step]))
+            if self._held is not None and self._detector.in_speech:
+                if self._detector.last_voice - self._held_at >= ASIDE_MAX_S:
+                    await self._barge_in("long")
 
     async def _decide(self, paused: SpeechPaused, speculation: asyncio.Task[Transcript]) -> None:
         """Is the caller who paused done? The model and the pause's transcript decide
@@ -328,12 +363,24 @@ class VoiceSession:
     async def _handle(self, events: list[VadEvent]) -> None:
         for event in events:
             if isinstance(event, SpeechStarted):
-                await self._interrupt()
+                turn = self._turn
+                if self._held is not None:
+                    pass  # still holding: the caller goes on or starts again
+                elif turn is not None and turn.speaking:
+                    # Stop the reply now, decide what it was when the caller is heard.
+                    turn.hold()
+                    self._held, self._held_at = turn, event.at
+                    self._emit(ReplyHeldEvent(session_id=self.session_id, time=self.clock()))
+                else:
+                    await self._interrupt()
                 self._emit(SpeechStartedEvent(session_id=self.session_id, time=self.clock()))
             elif isinstance(event, SpeechPaused):
                 self._pauses += 1
                 speculation = self._speculate(event.audio)
-                if self.turn is not None and speculation is not None:
+                if self._held is not None:
+                    # Speech over a reply is settled at the usual stop, not held for more.
+                    await self._handle(self._detector.stop_after(self._stop_ms))
+                elif self.turn is not None and speculation is not None:
                     if self.realtime:
                         self._deciding = asyncio.get_running_loop().create_task(
                             self._decide(event, speculation)
@@ -349,7 +396,69 @@ class VoiceSession:
                         session_id=self.session_id, time=self.clock(), duration=event.duration
                     )
                 )
-                self._start_turn(event)
+                if self._held is None:
+                    self._start_turn(event)
+                elif self.realtime:
+                    self._settling = asyncio.get_running_loop().create_task(self._settle(event))
+                else:
+                    await self._settle(event)
+
+    async def _settle(self, ended: SpeechEnded) -> None:
+        """The caller stopped speaking over a held reply: an aside resumes it, anything
+        else interrupts it and is the next turn."""
+        speculation, self._speculation = self._speculation, None
+        try:
+            if speculation is None:
+                transcript = await self.stt.transcribe(ended.audio)
+            else:
+                transcript = await speculation
+        except Exception as error:
+            log.warning("aside_unheard session_id=%s error=%r", self.session_id, error)
+            transcript = None
+        held = self._held
+        if held is None:
+            return  # cut meanwhile (a long barge-in, an operator's words, the call's end)
+        if self._detector.in_speech:
+            return  # the caller is speaking again: the end of that decides
+        heard = "" if transcript is None else transcript.text
+        reason = None if transcript is None else aside(heard, held.reply_text())
+        if reason is None and echo_likeness(ended.audio, bytes(held.sent_audio)) >= ECHO_LIKENESS:
+            reason = "echo"
+        if reason is None:
+            await self._barge_in("words", ended, transcript)
+            return
+        self._held = None
+        log.info("aside session_id=%s reason=%s text=%r", self.session_id, reason, heard)
+        if held is self._turn and not held.task.done():
+            held.release()
+            self._emit(
+                ReplyResumedEvent(
+                    session_id=self.session_id,
+                    time=self.clock(),
+                    heard=heard,
+                    reason=reason,
+                )
+            )
+
+    async def _barge_in(
+        self, why: str, ended: SpeechEnded | None = None, transcript: Transcript | None = None
+    ) -> None:
+        """Speech over the held reply was meant for it: cut the reply; the speech, ended
+        or still going, is the next turn."""
+        self._held = None
+        log.info(
+            "barge_in_confirmed session_id=%s why=%s text=%r",
+            self.session_id,
+            why,
+            "" if transcript is None else transcript.text,
+        )
+        await self._interrupt()
+        if ended is not None:
+            known: asyncio.Future[Transcript] | None = None
+            if transcript is not None:
+                known = asyncio.get_running_loop().create_future()
+                known.set_result(transcript)
+            self._start_turn(ended, known)
 
     async def interrupt(self) -> None:
         """Stop the reply now (the caller pressed talk while it played): a barge-in."""
@@ -376,10 +485,14 @@ class VoiceSession:
         )
         return self._speculation
 
-    def _start_turn(self, ended: SpeechEnded) -> None:
+    def _start_turn(
+        self, ended: SpeechEnded, known: asyncio.Future[Transcript] | None = None
+    ) -> None:
         # Only voice withdraws a pause's decode, and the audio after it is silence, so
         # the speculative transcript is the utterance's transcript.
         speculation, self._speculation = self._speculation, None
+        if known is not None:
+            speculation = known
         if self._deciding is not None and self._deciding is not asyncio.current_task():
             self._deciding.cancel()  # ended by the hold or a push-to-talk release
         self._deciding = None
@@ -416,6 +529,7 @@ class VoiceSession:
         self._report(turn, interrupted=False)
 
     async def _interrupt(self) -> None:
+        self._held = None
         turn = self._turn
         if turn is None or turn.task.done():
             return
@@ -456,6 +570,14 @@ class VoiceSession:
             )
         )
 
+    def to_vad_rate(self, pcm: bytes) -> bytes:
+        """Reply audio at the VAD's rate, continuous across frames."""
+        if self.output_rate == VAD_RATE:
+            return pcm
+        if self._out_resampler is None:
+            self._out_resampler = StreamResampler(self.output_rate, VAD_RATE)
+        return self._out_resampler.process(pcm)
+
     def _wall_at(self, stream_time: float) -> float:
         """When the sample at `stream_time` arrived: the arrival of the chunk that held it."""
         for end, wall in self._arrivals:
@@ -473,5 +595,7 @@ class VoiceSession:
 
     async def close(self) -> None:
         self._closed = True
+        if self._settling is not None:
+            self._settling.cancel()
         self._speculate(None)
         await self._interrupt()

@@ -133,6 +133,11 @@ class TurnDetector:
         return self._confirmed
 
     @property
+    def last_voice(self) -> float:
+        """Stream time at the end of the last voiced frame."""
+        return self._last_voice
+
+    @property
     def paused(self) -> bool:
         """Confirmed speech is followed by `early_ms` of silence, and nothing since."""
         return self._paused

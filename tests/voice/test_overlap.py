@@ -1,0 +1,147 @@
+"""Speech over a reply: an aside ("mm-hmm", a cough, the reply's own echo) holds it for a
+moment and lets it go on; anything else cuts it, at once."""
+
+from __future__ import annotations
+
+import asyncio
+
+import numpy as np
+import pytest
+
+from voice.events import (
+    InterruptedEvent,
+    ReplyAudioEvent,
+    ReplyDoneEvent,
+    ReplyHeldEvent,
+    ReplyResumedEvent,
+)
+from voice.frames import AudioFrame
+from voice.overlap import aside
+from voice.session import VoiceSession
+
+from .speech import espeak, frames, piper, silence, trim
+from .test_barge_in import FIRST, SECOND, SlowResponder
+from .waiting import next_of
+
+REPLY = "We have three options for a headache, all in stock today."
+
+
+@pytest.mark.parametrize(
+    ("heard", "why"),
+    [
+        ("Mm-hmm.", "backchannel"),
+        ("Okay.", "backchannel"),
+        ("Yeah, right.", "backchannel"),
+        ("Uh-huh, okay, thanks.", "backchannel"),
+        ("", "noise"),
+        ("(coughs)", "noise"),
+        ("three options for a headache", "echo"),
+        ("All in stock today.", "echo"),
+        ("No, wait.", None),
+        ("Stop.", None),
+        ("Actually I want ibuprofen instead.", None),
+        ("Do you have it for a headache in children?", None),
+        ("Yeah, but how much is it?", None),
+    ],
+)
+def test_what_was_said_over_the_reply_is_read_for_whether_it_stops_it(heard, why) -> None:
+    assert aside(heard, REPLY) == why
+
+
+async def listen_over(voice: VoiceSession, caller: bytes) -> list:
+    """The caller asks, the reply starts, `caller` is said over it; every event until the
+    reply is done or cut."""
+    for chunk in frames(silence(0.5) + piper("I need something for a headache.") + silence(0.8)):
+        await voice.push(AudioFrame(chunk, 16000))
+    seen: list = []
+    await next_of(voice, ReplyAudioEvent, seen)
+    for chunk in frames(caller):
+        await voice.push(AudioFrame(chunk, 16000))
+    while not any(isinstance(e, (ReplyDoneEvent, InterruptedEvent)) for e in seen):
+        await next_of(voice, (ReplyDoneEvent, InterruptedEvent), seen)
+    return seen
+
+
+@pytest.mark.parametrize("said", ["Okay.", "Yeah."])
+async def test_a_backchannel_holds_the_reply_then_lets_it_finish(stt, tts, said) -> None:
+    responder = SlowResponder(finish=True)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    seen = await listen_over(voice, trim(espeak(said, "en-us")) + silence(0.8))
+    assert any(isinstance(e, ReplyHeldEvent) for e in seen)
+    resumed = [e for e in seen if isinstance(e, ReplyResumedEvent)]
+    assert len(resumed) == 1 and resumed[0].reason == "backchannel"
+    done = seen[-1]
+    assert isinstance(done, ReplyDoneEvent) and done.text == f"{FIRST} {SECOND}"
+    assert responder.revised == [] and len(responder.heard) == 1
+    await voice.close()
+
+
+async def test_a_real_barge_in_is_cut_when_its_words_are_read(stt, tts) -> None:
+    """Short, so not cut for its length: its words decide."""
+    responder = SlowResponder(finish=True)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    seen = await listen_over(voice, trim(espeak("No, stop.", "en-us")) + silence(0.8))
+    assert any(isinstance(e, ReplyHeldEvent) for e in seen)
+    assert isinstance(seen[-1], InterruptedEvent)
+    await next_of(voice, ReplyAudioEvent, seen)  # the words over the reply were answered
+    assert len(responder.heard) == 2 and "stop" in responder.heard[1].lower()
+    await voice.close()
+
+
+async def test_the_reply_heard_back_through_the_callers_microphone_does_not_cut_it(
+    stt, tts
+) -> None:
+    """A speakerphone: the caller's input is the reply itself, 60 ms late and quieter."""
+    responder = SlowResponder(finish=True)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    for chunk in frames(silence(0.5) + piper("I need something for a headache.") + silence(0.8)):
+        await voice.push(AudioFrame(chunk, 16000))
+    played: asyncio.Queue[bytes] = asyncio.Queue()
+    seen: list = []
+
+    async def microphone() -> None:
+        # The caller's line runs in real time whether or not the reply is: the echo of
+        # what was played, three frames late, else silence.
+        delay = [silence(0.02)] * 3
+        while True:
+            delay.append(played.get_nowait() if not played.empty() else silence(0.02))
+            echo = np.frombuffer(delay.pop(0), "<i2") * 0.5
+            await voice.push(AudioFrame(echo.astype("<i2").tobytes(), 16000))
+            await asyncio.sleep(0.02)
+
+    mic = asyncio.get_running_loop().create_task(microphone())
+    try:
+        while not any(isinstance(e, (ReplyDoneEvent, InterruptedEvent)) for e in seen):
+            event = await next_of(voice, object, seen)
+            if isinstance(event, ReplyAudioEvent):
+                played.put_nowait(event.frame.pcm)
+    finally:
+        mic.cancel()
+    assert not any(isinstance(e, InterruptedEvent) for e in seen)
+    assert seen[-1].text == f"{FIRST} {SECOND}"
+    await voice.close()
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.15, 0.5])
+def test_the_sound_of_the_replys_echo_follows_the_reply(delay_s) -> None:
+    from voice.degrade import telephone
+    from voice.overlap import ECHO_LIKENESS, echo_likeness
+
+    reply = piper(REPLY)
+    cut = len(reply) // 2 // 640 * 640  # the reply was held halfway
+    played = reply[:cut]
+    # What came back: the last 0.4 s played, late, quieter, through the phone line.
+    echo = telephone(played[-12800:])
+    echo = (np.frombuffer(echo, "<i2") * 0.3).astype("<i2").tobytes()
+    heard = silence(0.3) + echo[: len(echo) - int(delay_s * 32000) // 2 * 2] + silence(0.5)
+    assert echo_likeness(heard, played) >= ECHO_LIKENESS
+
+
+@pytest.mark.parametrize("words", ["No, wait.", "Actually, can I have ibuprofen?", "Okay."])
+def test_the_callers_own_voice_is_not_taken_for_the_replys_echo(words) -> None:
+    from voice.overlap import ECHO_LIKENESS, echo_likeness
+
+    played = piper(REPLY)
+    for voice in ("en-us", "en-gb+f3"):
+        heard = silence(0.3) + trim(espeak(words, voice)) + silence(0.5)
+        assert echo_likeness(heard, played) < ECHO_LIKENESS

@@ -1,0 +1,117 @@
+"""Was what the caller said over a reply meant to stop it?
+
+Callers say "mm-hmm", "okay" and "right" while they listen, cough, and on a
+speakerphone the reply comes back into their microphone. None of these should cut
+the reply: the voice loop holds the reply the moment the caller is heard (a real
+barge-in is stopped at once), then lets this module read what was said. An aside
+resumes the reply where it stopped; anything else is a barge-in.
+
+An echo is recognised twice over: by its words, when Whisper hears the reply's
+own words, and by its sound, when the loudness of what was heard rises and falls
+as the reply's did a moment before (`echo_likeness`): a short fragment of echo is
+often heard as no word of the reply at all ("three options" as "Reoxy").
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from rapidfuzz import fuzz
+
+# What listeners say to keep a speaker going. Not "no", "wait" or "stop": those are
+# meant to stop the reply.
+_BACKCHANNEL = frozenset(
+    """mm mmm mhm hm hmm uh huh um uhm ah oh aha yeah yes yep yup ok okay alright right
+    sure fine cool great lovely good perfect nice thanks thank you cheers i see got it
+    gotcha sounds""".split()
+)
+# Whisper writes sounds that are not words in brackets or asterisks: "(coughs)", "*sigh*".
+_SOUND = re.compile(r"[\[(*][^\])*]*[\])*]")
+_WORD = re.compile(r"[a-z']+")
+# Past this many words an aside is a sentence, whatever its words.
+_MOST_WORDS = 4
+# How much of what was heard must be found in the reply, for it to be the reply's echo.
+_ECHO_MATCH = 80
+_ECHO_SHARE = 0.8
+
+
+def words_of(text: str) -> list[str]:
+    return _WORD.findall(_SOUND.sub(" ", text.lower()).replace("-", " "))
+
+
+def aside(heard: str, reply: str) -> str | None:
+    """Why `heard`, said over `reply`, does not stop it ("noise", "backchannel",
+    "echo"), or None when it is a barge-in."""
+    words = words_of(heard)
+    if not words:
+        return "noise"
+    if len(words) <= _MOST_WORDS and all(w in _BACKCHANNEL for w in words):
+        return "backchannel"
+    # The reply's own words, heard back: most of them in the reply, in its order. A
+    # caller's own sentence shares a product's name with it, not most of its words.
+    reply_words = words_of(reply)
+    shared = sum(w in reply_words for w in words) / len(words)
+    if (
+        len(words) >= 2
+        and shared >= _ECHO_SHARE
+        and fuzz.partial_ratio(" ".join(words), " ".join(reply_words)) >= _ECHO_MATCH
+    ):
+        return "echo"
+    return None
+
+
+HOP_S = 0.01
+# How far behind the reply its echo may come back: the transport's lead, the network
+# and the caller's loudspeaker.
+MAX_DELAY_S = 0.8
+# Echo follows the reply band by band (measured: 0.83 to 0.98 through gain, delay and
+# the phone band); a caller's own words only by chance (0.19 to 0.62 on espeak voices, 0.78
+# for "okay" in the reply's own Piper voice).
+ECHO_LIKENESS = 0.8
+_MIN_LOUD_HOPS = 15
+
+
+# Bands below the telephone line's 4 kHz, so that an echo through a phone still matches.
+_BANDS_HZ = ((100, 500), (500, 1000), (1000, 2000), (2000, 3800))
+
+
+def _envelope(pcm: bytes, rate: int) -> np.ndarray:
+    """Log energy per 10 ms hop in each band: (hops, bands)."""
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    hop = int(rate * HOP_S)
+    size = 2 * hop
+    if samples.size < size:
+        return np.zeros((0, len(_BANDS_HZ)))
+    frames = np.lib.stride_tricks.sliding_window_view(samples, size)[::hop] * np.hanning(size)
+    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
+    freqs = np.fft.rfftfreq(size, 1 / rate)
+    bands = [power[:, (freqs >= lo) & (freqs < hi)].sum(axis=1) for lo, hi in _BANDS_HZ]
+    return np.log10(np.stack(bands, axis=1) + 1.0)
+
+
+def echo_likeness(heard: bytes, played: bytes, rate: int = 16000) -> float:
+    """How closely the sound of `heard`, band by band, follows some stretch of `played`
+    (the reply audio that went out, ending now), 0 to 1. Only the loud part of `heard`
+    counts. A caller's own syllables follow the reply's loudness by chance (0.5 to 0.7
+    measured on one band); across four bands, much less."""
+    h, p = _envelope(heard, rate), _envelope(played, rate)
+    if not h.size or not p.size:
+        return 0.0
+    total = h.sum(axis=1)
+    loud = np.flatnonzero(total > total.max() - 3.0 * len(_BANDS_HZ))
+    if loud.size < _MIN_LOUD_HOPS:
+        return 0.0
+    h = h[loud[0] : loud[-1] + 1]
+    # Where in the reply the echo may come from: up to MAX_DELAY_S before the hold.
+    window = p[-(len(h) + int(MAX_DELAY_S / HOP_S)) :]
+    if len(window) < len(h):
+        return 0.0
+    h = (h - h.mean(axis=0)).ravel()
+    views = np.lib.stride_tricks.sliding_window_view(window, h.size // len(_BANDS_HZ), axis=0)
+    views = views.transpose(0, 2, 1)  # (offsets, hops, bands)
+    centred = (views - views.mean(axis=1, keepdims=True)).reshape(len(views), -1)
+    spread = np.linalg.norm(centred, axis=1) * np.linalg.norm(h)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (centred @ h) / spread
+    return float(np.nanmax(r)) if np.isfinite(r).any() else 0.0
