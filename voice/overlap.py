@@ -29,6 +29,8 @@ _BACKCHANNEL = frozenset(
 # Whisper writes sounds that are not words in brackets or asterisks: "(coughs)", "*sigh*".
 _SOUND = re.compile(r"[\[(*][^\])*]*[\])*]")
 _WORD = re.compile(r"[a-z']+")
+# Humming, however Whisper spells it: "Mm-m-m", "NMM", "Hmmm", "Mhm".
+_HUM = re.compile(r"^[mnh]+$|^u+h+$")
 # Past this many words an aside is a sentence, whatever its words.
 _MOST_WORDS = 4
 # How much of what was heard must be found in the reply, for it to be the reply's echo.
@@ -46,7 +48,7 @@ def aside(heard: str, reply: str) -> str | None:
     words = words_of(heard)
     if not words:
         return "noise"
-    if len(words) <= _MOST_WORDS and all(w in _BACKCHANNEL for w in words):
+    if len(words) <= _MOST_WORDS and all(w in _BACKCHANNEL or _HUM.match(w) for w in words):
         return "backchannel"
     # The reply's own words, heard back: most of them in the reply, in its order. A
     # caller's own sentence shares a product's name with it, not most of its words.

@@ -61,9 +61,10 @@ VAD_RATE = 16000
 # synthesis takes ~0.08 s per second of speech, so a second ahead is ample.
 URGENT_BELOW_S = 1.0
 # Speech over a reply holds it; once it has gone on this long it is a barge-in, whatever
-# its words. "Mm-hmm", "okay, yeah" and a cough are shorter; a caller who means to stop
-# the reply is already not hearing it.
-ASIDE_MAX_S = 1.0
+# its words. "Mm-hmm", "okay, thanks" and a cough are shorter (a slow espeak voice's
+# "okay, thanks" ran past 1.0 s); a caller who means to stop the reply is already not
+# hearing it, so waiting to be sure costs them nothing.
+ASIDE_MAX_S = 1.5
 
 
 class Responder(Protocol):
@@ -87,7 +88,7 @@ class _Turn:
         text: str | None = None,
         end_wall: float | None = None,
         speech_s: float = 0.0,
-        transcript: asyncio.Future[Transcript] | None = None,
+        transcript: asyncio.Task[Transcript] | None = None,
     ) -> None:
         self.voice = voice
         self.said: str | None = None  # the caller's words, once transcribed
@@ -408,10 +409,8 @@ class VoiceSession:
         else interrupts it and is the next turn."""
         speculation, self._speculation = self._speculation, None
         try:
-            if speculation is None:
-                transcript = await self.stt.transcribe(ended.audio)
-            else:
-                transcript = await speculation
+            # Read without the catalogue's bias: it made products of "mm-hmm" and "right".
+            transcript: Transcript | None = await self.stt.transcribe(ended.audio, plain=True)
         except Exception as error:
             log.warning("aside_unheard session_id=%s error=%r", self.session_id, error)
             transcript = None
@@ -425,8 +424,12 @@ class VoiceSession:
         if reason is None and echo_likeness(ended.audio, bytes(held.sent_audio)) >= ECHO_LIKENESS:
             reason = "echo"
         if reason is None:
-            await self._barge_in("words", ended, transcript)
+            # The next turn is heard as every turn is, biased towards the catalogue.
+            self._speculation = speculation
+            await self._barge_in("words", ended, heard)
             return
+        if speculation is not None:
+            speculation.cancel()
         self._held = None
         log.info("aside session_id=%s reason=%s text=%r", self.session_id, reason, heard)
         if held is self._turn and not held.task.done():
@@ -440,25 +443,14 @@ class VoiceSession:
                 )
             )
 
-    async def _barge_in(
-        self, why: str, ended: SpeechEnded | None = None, transcript: Transcript | None = None
-    ) -> None:
+    async def _barge_in(self, why: str, ended: SpeechEnded | None = None, heard: str = "") -> None:
         """Speech over the held reply was meant for it: cut the reply; the speech, ended
         or still going, is the next turn."""
         self._held = None
-        log.info(
-            "barge_in_confirmed session_id=%s why=%s text=%r",
-            self.session_id,
-            why,
-            "" if transcript is None else transcript.text,
-        )
+        log.info("barge_in_confirmed session_id=%s why=%s heard=%r", self.session_id, why, heard)
         await self._interrupt()
         if ended is not None:
-            known: asyncio.Future[Transcript] | None = None
-            if transcript is not None:
-                known = asyncio.get_running_loop().create_future()
-                known.set_result(transcript)
-            self._start_turn(ended, known)
+            self._start_turn(ended)
 
     async def interrupt(self) -> None:
         """Stop the reply now (the caller pressed talk while it played): a barge-in."""
@@ -485,14 +477,10 @@ class VoiceSession:
         )
         return self._speculation
 
-    def _start_turn(
-        self, ended: SpeechEnded, known: asyncio.Future[Transcript] | None = None
-    ) -> None:
+    def _start_turn(self, ended: SpeechEnded) -> None:
         # Only voice withdraws a pause's decode, and the audio after it is silence, so
         # the speculative transcript is the utterance's transcript.
         speculation, self._speculation = self._speculation, None
-        if known is not None:
-            speculation = known
         if self._deciding is not None and self._deciding is not asyncio.current_task():
             self._deciding.cancel()  # ended by the hold or a push-to-talk release
         self._deciding = None

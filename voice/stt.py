@@ -27,6 +27,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Literal
 
@@ -197,12 +198,18 @@ class WhisperSTT:
         self._prompt = self._model.get_prompt(
             tokenizer, [], without_timestamps=True, hotwords=self.hotwords
         )
+        # Without the catalogue: for a few words said over a reply ("mm-hmm", "right"),
+        # which the biased prompt turned into product names ("Cough Syrup", "Bright").
+        self._plain_prompt = self._model.get_prompt(tokenizer, [], without_timestamps=True)
         self._suppress = get_suppressed_tokens(tokenizer, [-1])
         # Told each decode's seconds (the gateway's metrics); from a worker thread.
         self.on_decode: Callable[[float], None] | None = None
         log.info("stt_loaded path=%s ms=%.0f", model_path, (time.perf_counter() - started) * 1000)
 
-    def transcribe_sync(self, pcm16: bytes, sample_rate: int = RATE) -> Transcript:
+    def transcribe_sync(
+        self, pcm16: bytes, sample_rate: int = RATE, *, plain: bool = False
+    ) -> Transcript:
+        """`plain`: not biased towards the catalogue's names."""
         if sample_rate != RATE:
             raise ValueError("whisper takes 16 kHz audio")
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
@@ -211,15 +218,15 @@ class WhisperSTT:
             fitted = self.context == "fit" and audio.size < 29 * RATE
             others: tuple[str, ...] = ()
             if fitted:
-                (text, logprob), *rest = self._decode_fitted(audio)
+                (text, logprob), *rest = self._decode_fitted(audio, plain)
                 others = tuple(t for t, _ in rest if t and t != text)
             else:
-                text, logprob = self._decode_full(audio)
+                text, logprob = self._decode_full(audio, plain)
             if fitted and degenerate(text):
                 # Whisper's own rule for a decode gone wrong ("Ib-y-y-y-y-y-y-"): the
                 # shortened window is the likely cause, so pay for the full one.
                 log.info("stt_fallback reason=degenerate text=%r", text[:60])
-                text, logprob = self._decode_full(audio)
+                text, logprob = self._decode_full(audio, plain)
                 others = ()
         transcript = Transcript(
             alternatives=others,
@@ -232,7 +239,7 @@ class WhisperSTT:
             self.on_decode(transcript.decode_s)
         return transcript
 
-    def _decode_fitted(self, audio: np.ndarray) -> list[tuple[str, float]]:
+    def _decode_fitted(self, audio: np.ndarray, plain: bool) -> list[tuple[str, float]]:
         # Pad with real silence (zero samples), not zero features: a zero log-mel is
         # not silence to Whisper, and the decoder then invents more speech.
         # Never past Whisper's 30 s of position embeddings.
@@ -240,10 +247,11 @@ class WhisperSTT:
         padded = np.pad(audio, (0, seconds * RATE - audio.size))
         features = self._model.feature_extractor(padded, padding=0)[:, : seconds * 100]
         encoded = self._model.encode(features)
-        budget = len(self._prompt) + math.ceil(audio.size / RATE * TOKENS_PER_SECOND) + TOKENS_SPARE
+        prompt = self._plain_prompt if plain else self._prompt
+        budget = len(prompt) + math.ceil(audio.size / RATE * TOKENS_PER_SECOND) + TOKENS_SPARE
         result = self._model.model.generate(
             encoded,
-            [self._prompt],
+            [prompt],
             beam_size=self.beam_size,
             max_length=budget,
             return_scores=True,
@@ -259,12 +267,12 @@ class WhisperSTT:
             readings.append((text, float(score) if tokens else -10.0))
         return readings
 
-    def _decode_full(self, audio: np.ndarray) -> tuple[str, float]:
+    def _decode_full(self, audio: np.ndarray, plain: bool) -> tuple[str, float]:
         segments, _info = self._model.transcribe(
             audio,
             language="en",
             beam_size=self.beam_size,
-            hotwords=self.hotwords,
+            hotwords=None if plain else self.hotwords,
             # No sampling fallback: the same audio must give the same words.
             temperature=0.0,
             condition_on_previous_text=False,
@@ -277,9 +285,12 @@ class WhisperSTT:
         text = " ".join(s.text.strip() for s in parts).strip()
         return text, float(np.mean([s.avg_logprob for s in parts])) if parts else -10.0
 
-    async def transcribe(self, pcm16: bytes, sample_rate: int = RATE) -> Transcript:
+    async def transcribe(
+        self, pcm16: bytes, sample_rate: int = RATE, *, plain: bool = False
+    ) -> Transcript:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, self.transcribe_sync, pcm16, sample_rate)
+        work = partial(self.transcribe_sync, pcm16, sample_rate, plain=plain)
+        return await loop.run_in_executor(self._pool, work)
 
     def warm_up(self) -> None:
         self.transcribe_sync(b"\x00\x00" * RATE)

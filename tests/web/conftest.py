@@ -26,8 +26,10 @@ class Running:
         return self.url.replace("http://", "ws://")
 
 
-async def start(services: Services, stt, tts) -> tuple[Running, uvicorn.Server, asyncio.Task]:
-    gateway = make_gateway(services, (stt, tts))
+async def start(
+    services: Services, stt, tts, turn=None
+) -> tuple[Running, uvicorn.Server, asyncio.Task]:
+    gateway = make_gateway(services, (stt, tts), turn)
     app = create_app(gateway)
     # Bound and listening before serve() starts: clients can connect at once, no polling.
     sock = listen("127.0.0.1", 0)
