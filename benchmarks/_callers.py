@@ -156,3 +156,15 @@ def condition(pcm: bytes, band: str, snr_db: float | None, kind: str, seed: int 
         start = (seed * 7919 * 2) % max(2, len(background) - len(pcm))
         pcm = mix_at_snr(pcm, background[start - start % 2 :], snr_db)
     return telephone(pcm) if band == "phone" else pcm
+
+
+class Mute:
+    """A responder that answers nothing: for benchmarks of when turns end or replies
+    are cut, where what is answered does not matter."""
+
+    async def reply(self, text: str):  # type: ignore[no-untyped-def]
+        return
+        yield
+
+    async def interrupted(self, spoken: str) -> None:
+        pass

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _callers import NEW_VOICES, TUNED_VOICES, speak  # noqa: E402
+from _callers import NEW_VOICES, TUNED_VOICES, Mute, speak  # noqa: E402
 from _harness import gateway_vocabulary, pct  # noqa: E402
 
 from voice.degrade import telephone  # noqa: E402
@@ -63,17 +63,6 @@ FRAME = 640
 LEAD_S = 0.1
 
 
-class _Nobody:
-    """The reply is said with `say`: nothing is asked of a responder."""
-
-    async def reply(self, text: str):  # type: ignore[no-untyped-def]
-        return
-        yield
-
-    async def interrupted(self, spoken: str) -> None:
-        pass
-
-
 def cough(seconds: float, seed: int) -> bytes:
     """A cough: a noisy burst with a falling envelope, voiced enough for the VAD."""
     rng = np.random.default_rng(seed)
@@ -88,7 +77,7 @@ async def trial(
     stt: WhisperSTT, tts: PiperTTS, over: bytes | None, echo: tuple[float, float, bool] | None
 ) -> dict[str, object]:
     """The reply, and `over` said 0.6 s into it (or its echo); what happened to it."""
-    voice = VoiceSession("bench", _Nobody(), stt=stt, tts=tts, realtime=True, lead_s=LEAD_S)
+    voice = VoiceSession("bench", Mute(), stt=stt, tts=tts, realtime=True, lead_s=LEAD_S)
     await voice.say(REPLY)
     played: list[bytes] = []
     onset: float | None = None

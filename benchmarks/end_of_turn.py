@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _callers import NEW_VOICES, TUNED_VOICES, condition, paused, speak  # noqa: E402
+from _callers import NEW_VOICES, TUNED_VOICES, Mute, condition, paused, speak  # noqa: E402
 from _harness import REPO, gateway_vocabulary, pct  # noqa: E402
 
 from voice.events import SpeechEndedEvent  # noqa: E402
@@ -80,17 +80,6 @@ PAUSES = (0.3, 0.6, 0.9, 1.2)
 FRAME = 640
 
 
-class _Silent:
-    """Answers nothing: these trials measure when a turn ends, not the reply."""
-
-    async def reply(self, text: str):  # type: ignore[no-untyped-def]
-        return
-        yield
-
-    async def interrupted(self, spoken: str) -> None:
-        pass
-
-
 def audio_only(verdict: TurnVerdict | None, text: str) -> TurnEnd:
     return TurnEnd.HOLD if verdict is not None and not verdict.complete else TurnEnd.AT_STOP
 
@@ -113,7 +102,7 @@ def trim(pcm: bytes) -> bytes:
 
 async def ends(audio: bytes, stt: WhisperSTT, turn: SmartTurn | None) -> list[float]:
     """Stream times at which the session ended a turn."""
-    voice = VoiceSession("bench", _Silent(), stt=stt, tts=None, turn=turn, realtime=False)  # type: ignore[arg-type]
+    voice = VoiceSession("bench", Mute(), stt=stt, tts=None, turn=turn, realtime=False)  # type: ignore[arg-type]
     fed = 0.0
     voice.clock = lambda: fed
     times: list[float] = []
