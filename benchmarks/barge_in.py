@@ -25,6 +25,7 @@ import asyncio
 import statistics
 import sys
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -88,13 +89,17 @@ async def trial(
         caller = b"\0\0" * int(16000 * 0.6) + (over or b"")
         delay_frames, gain, phone = echo or (0, 0.0, False)
         # The line goes on, in silence after the caller's words, until the trial ends.
-        i = 0
+        # Each frame of the reply comes back once, `delay_frames` frames after it went out.
+        quiet = b"\0" * FRAME
+        delayed = deque([quiet] * int(delay_frames))
+        i = echoed = 0
         while True:
             frame = np.frombuffer(caller[i : i + FRAME].ljust(FRAME, b"\0"), "<i2").astype(float)
             i += FRAME
-            back = len(played) - 1 - int(delay_frames)
-            if echo is not None and back >= 0:
-                sound = played[back]
+            if echo is not None:
+                delayed.append(played[echoed] if echoed < len(played) else quiet)
+                echoed += echoed < len(played)
+                sound = delayed.popleft()
                 if phone:
                     sound = telephone(sound)
                 frame = frame + gain * np.frombuffer(sound[:FRAME].ljust(FRAME, b"\0"), "<i2")
