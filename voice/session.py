@@ -366,7 +366,8 @@ class VoiceSession:
             if isinstance(event, SpeechStarted):
                 turn = self._turn
                 if self._held is not None:
-                    pass  # still holding: the caller goes on or starts again
+                    # Still holding, and the caller starts again: a new aside, timed anew.
+                    self._held_at = event.at
                 elif turn is not None and turn.speaking:
                     # Stop the reply now, decide what it was when the caller is heard.
                     turn.hold()
@@ -377,11 +378,13 @@ class VoiceSession:
                 self._emit(SpeechStartedEvent(session_id=self.session_id, time=self.clock()))
             elif isinstance(event, SpeechPaused):
                 self._pauses += 1
-                speculation = self._speculate(event.audio)
                 if self._held is not None:
-                    # Speech over a reply is settled at the usual stop, not held for more.
+                    # Speech over a reply is settled at the usual stop, not held for more,
+                    # and read once, by `_settle`, without the catalogue's bias.
                     await self._handle(self._detector.stop_after(self._stop_ms))
-                elif self.turn is not None and speculation is not None:
+                    continue
+                speculation = self._speculate(event.audio)
+                if self.turn is not None and speculation is not None:
                     if self.realtime:
                         self._deciding = asyncio.get_running_loop().create_task(
                             self._decide(event, speculation)
@@ -400,6 +403,9 @@ class VoiceSession:
                 if self._held is None:
                     self._start_turn(event)
                 elif self.realtime:
+                    if self._settling is not None and not self._settling.done():
+                        # Still reading an earlier aside: the latest words decide.
+                        self._settling.cancel()
                     self._settling = asyncio.get_running_loop().create_task(self._settle(event))
                 else:
                     await self._settle(event)
@@ -407,7 +413,6 @@ class VoiceSession:
     async def _settle(self, ended: SpeechEnded) -> None:
         """The caller stopped speaking over a held reply: an aside resumes it, anything
         else interrupts it and is the next turn."""
-        speculation, self._speculation = self._speculation, None
         try:
             # Read without the catalogue's bias: it made products of "mm-hmm" and "right".
             transcript: Transcript | None = await self.stt.transcribe(ended.audio, plain=True)
@@ -424,12 +429,8 @@ class VoiceSession:
         if reason is None and echo_likeness(ended.audio, bytes(held.sent_audio)) >= ECHO_LIKENESS:
             reason = "echo"
         if reason is None:
-            # The next turn is heard as every turn is, biased towards the catalogue.
-            self._speculation = speculation
             await self._barge_in("words", ended, heard)
             return
-        if speculation is not None:
-            speculation.cancel()
         self._held = None
         log.info("aside session_id=%s reason=%s text=%r", self.session_id, reason, heard)
         if held is self._turn and not held.task.done():
@@ -450,7 +451,9 @@ class VoiceSession:
         log.info("barge_in_confirmed session_id=%s why=%s heard=%r", self.session_id, why, heard)
         await self._interrupt()
         if ended is not None:
-            self._start_turn(ended)
+            # Heard as every turn is, biased towards the catalogue; from its own audio,
+            # never from a speculation another utterance started meanwhile.
+            self._start_turn(ended, own=True)
 
     async def interrupt(self) -> None:
         """Stop the reply now (the caller pressed talk while it played): a barge-in."""
@@ -477,10 +480,12 @@ class VoiceSession:
         )
         return self._speculation
 
-    def _start_turn(self, ended: SpeechEnded) -> None:
+    def _start_turn(self, ended: SpeechEnded, *, own: bool = False) -> None:
         # Only voice withdraws a pause's decode, and the audio after it is silence, so
         # the speculative transcript is the utterance's transcript.
-        speculation, self._speculation = self._speculation, None
+        speculation = None
+        if not own:
+            speculation, self._speculation = self._speculation, None
         if self._deciding is not None and self._deciding is not asyncio.current_task():
             self._deciding.cancel()  # ended by the hold or a push-to-talk release
         self._deciding = None
@@ -583,7 +588,10 @@ class VoiceSession:
 
     async def close(self) -> None:
         self._closed = True
-        if self._settling is not None:
+        if self._settling is not None and not self._settling.done():
+            # Let it finish: cut inside `_interrupt`, the history would keep words the
+            # caller never heard. Bounded: it waits on one decode at most.
+            await asyncio.wait({self._settling}, timeout=10)
             self._settling.cancel()
         self._speculate(None)
         await self._interrupt()

@@ -202,7 +202,7 @@ class TurnDetector:
         if not self._paused:
             return []
         if self._silence_s * 1000 >= stop_ms:
-            return self.flush()
+            return self._end()  # audio already queued in `_pending` stays for what follows
         self._stop_ms = stop_ms
         return []
 
