@@ -147,7 +147,7 @@ def when_over(verdict: TurnVerdict | None, text: str) -> TurnEnd:
     No turn ends before the usual stop, even one both judge over: answered at the
     first 200 ms of a pause, the synthetic callers were cut off at commas ("it's for
     my husband, he's got a...": Whisper heard "It's for my husband." and the model
-    gave 0.91), 28 times in 160 paused sentences (docs/voice.md)."""
+    gave 0.91), 27 times in 160 paused sentences on the tuned voices (docs/voice.md)."""
     words = text.strip()
     if words and dangling(words):
         return TurnEnd.HOLD
