@@ -97,7 +97,12 @@ def echo_likeness(heard: bytes, played: bytes, rate: int = 16000) -> float:
     (the reply audio that went out, ending now), 0 to 1. Only the loud part of `heard`
     counts. A caller's own syllables follow the reply's loudness by chance (0.5 to 0.7
     measured on one band); across four bands, much less."""
-    h, p = _envelope(heard, rate), _envelope(played, rate)
+    # Only the end of the reply can have come back: its envelope alone is computed, from
+    # a whole number of hops in, so its frames fall where they would over all of it.
+    hop = int(rate * HOP_S)
+    reach = 2 * (len(heard) // 2 + int(MAX_DELAY_S * rate) + 4 * hop)
+    start = max(0, len(played) - reach) // (2 * hop) * (2 * hop)
+    h, p = _envelope(heard, rate), _envelope(played[start:], rate)
     if not h.size or not p.size:
         return 0.0
     total = h.sum(axis=1)
