@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import random
+import re
 import socket
 import threading
 import time
@@ -42,16 +43,15 @@ from pyVoIP import RTP, SIP
 from pyVoIP.util import acquired_lock_and_unblocked_socket
 from pyVoIP.VoIP import CallState, PhoneStatus, VoIPCall, VoIPPhone
 
+from telephony import sipmsg
 from telephony.wire import (
     RTP_HEADER,
     SAMPLES_PER_PACKET,
     BadPacket,
-    bad_request,
     call_id_of,
     dtmf_key,
-    method_of,
-    options_ok,
     parse_rtp,
+    response_to,
 )
 
 log = logging.getLogger("telephony.adapter")
@@ -59,6 +59,14 @@ log = logging.getLogger("telephony.adapter")
 PCMU, PCMA, EVENT = RTP.PayloadType.PCMU, RTP.PayloadType.PCMA, RTP.PayloadType.EVENT
 AUDIO_CODECS = (PCMU, PCMA)
 SILENCE = {PCMU: b"\xff", PCMA: b"\xd5"}  # G.711 zero
+LATCH_QUIET_S = 1.0
+# The answer's direction to each offered one (RFC 3264 6.1).
+ANSWER_DIRECTION = {
+    "sendrecv": RTP.TransmitType.SENDRECV,
+    "sendonly": RTP.TransmitType.RECVONLY,
+    "recvonly": RTP.TransmitType.SENDONLY,
+    "inactive": RTP.TransmitType.INACTIVE,
+}
 
 
 class MediaSink(Protocol):
@@ -133,6 +141,9 @@ class G711Client(RTP.RTPClient):
         self.preference = codecs[0]  # the caller's first choice, as pyVoIP picks
         self.pmout = Playback(SILENCE[self.preference])
         self.sink: MediaSink = _Discard()
+        self.held = False  # the caller put us on hold: nothing is sent, nothing heard
+        self.latched: tuple[str, int] | None = None
+        self._latched_at = 0.0
         self.bad_packets = 0
         self.packets_in = 0
         self.send_failures = 0
@@ -141,19 +152,63 @@ class G711Client(RTP.RTPClient):
     def codec(self) -> RTP.PayloadType:
         return self.preference
 
-    def parse_packet(self, packet: bytes) -> None:
+    @property
+    def destination(self) -> tuple[str, int]:
+        return self.latched or (self.outIP, self.outPort)
+
+    def recv(self) -> None:
+        while self.NSD:
+            try:
+                packet, source = self.sin.recvfrom(8192)
+            except BlockingIOError:
+                time.sleep(0.01)
+                continue
+            except OSError:
+                if not self.NSD:
+                    return  # stop() closed the socket
+                continue
+            if self.parse_packet(packet):
+                self._latch(source)
+
+    def _latch(self, source: tuple[str, int]) -> None:
+        # Symmetric RTP: media from another address than the SDP's c= (a phone behind
+        # NAT, or one naming another interface) is answered where it comes from. Only
+        # the address decides: a phone on the SDP's own address that sends from another
+        # port (sipp does) still names where it listens. A stream that has moved is
+        # followed only after the old source has been quiet for a second, so a stray
+        # packet from elsewhere cannot take the call's audio.
+        now = time.monotonic()
+        if self.latched is None and source[0] == self.outIP:
+            return
+        if source != self.destination and (
+            self.latched is None or now - self._latched_at > LATCH_QUIET_S
+        ):
+            log.info(
+                "rtp_latched port=%d sdp=%s:%d source=%s:%d",
+                self.inPort, self.outIP, self.outPort, *source,
+            )  # fmt: skip
+            self.latched = source
+        if source == self.latched:
+            self._latched_at = now
+
+    def parse_packet(self, packet: bytes) -> bool:
+        """Hand a packet's media on; True when it was this call's audio or a key."""
+        if len(packet) >= 2 and packet[0] >> 6 == 2 and 200 <= packet[1] <= 204:
+            return False  # RTCP on the RTP port (a=rtcp-mux): not ours to read
         try:
             rtp = parse_rtp(packet)
             codec = self.assoc.get(rtp.payload_type)
             if codec in AUDIO_CODECS:
                 self.packets_in += 1
-                self.sink.audio(rtp.payload, codec)
+                if not self.held:  # music on hold is not the caller speaking
+                    self.sink.audio(rtp.payload, codec)
             elif codec is EVENT:
                 key = dtmf_key(rtp)
                 if rtp.marker:  # the first packet of an event; the rest repeat it
                     self.sink.dtmf(key)
             else:
                 raise BadPacket(f"payload type {rtp.payload_type} was not negotiated")
+            return True
         except BadPacket as exc:
             self.bad_packets += 1
             # Logged at powers of two: a flood of junk must not flood the log.
@@ -161,6 +216,7 @@ class G711Client(RTP.RTPClient):
                 log.warning(
                     "rtp_bad_packet port=%d count=%d error=%s", self.inPort, self.bad_packets, exc
                 )
+            return False
 
     def write(self, data: bytes) -> None:
         self.pmout.write(data)
@@ -175,12 +231,16 @@ class G711Client(RTP.RTPClient):
         sequence, timestamp = self.outSequence, self.outTimestamp
         due = time.monotonic()
         while self.NSD:
+            if self.held:  # RFC 3264 8.4: nothing is sent to a sendonly or inactive peer
+                due = time.monotonic() + period
+                time.sleep(period)
+                continue
             payload = self.pmout.read(SAMPLES_PER_PACKET)
             header = RTP_HEADER.pack(
                 0x80, int(self.preference), sequence & 0xFFFF, timestamp & 0xFFFFFFFF, self.outSSRC
             )
             try:
-                self.sout.sendto(header + payload, (self.outIP, self.outPort))
+                self.sout.sendto(header + payload, self.destination)
             except OSError as exc:
                 if not self.NSD:
                     return  # closed by stop()
@@ -213,6 +273,7 @@ class AdaptedCall(VoIPCall):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.on_end: Callable[[str], None] = lambda _by: None
+        self.on_hold: Callable[[bool], None] = lambda _held: None
         super().__init__(*args, **kwargs)
         if self.state is CallState.RINGING and not self.RTPClients:
             raise BadOffer("no usable audio stream in the offer")
@@ -246,6 +307,36 @@ class AdaptedCall(VoIPCall):
         assert isinstance(client, G711Client)
         return client
 
+    def renegotiate(self, request: SIP.SIPMessage) -> None:
+        """A re-INVITE: hold (sendonly, inactive, c=0.0.0.0), resume, or a new address."""
+        offer = sipmsg.parse(request.raw).sdp  # canonical already: it parses
+        assert offer is not None
+        direction = ANSWER_DIRECTION[offer.direction]
+        if offer.address == "0.0.0.0":  # RFC 2543 hold
+            direction = RTP.TransmitType.INACTIVE
+        self._send_answer(request, direction)
+        media = self.media
+        if offer.address != "0.0.0.0":
+            media.outIP, media.outPort = offer.address, offer.port
+            media.latched = None  # a new offer is a new place to send to
+        if offer.on_hold != media.held:
+            media.held = offer.on_hold
+            self.on_hold(offer.on_hold)
+
+    def refresh(self, message: sipmsg.SipMessage) -> None:
+        """A re-INVITE with no offer: ours again, unchanged (RFC 3261 14.2)."""
+        request = SIP.SIPMessage(message.canonical())
+        direction = RTP.TransmitType.INACTIVE if self.media.held else RTP.TransmitType.SENDRECV
+        self._send_answer(request, direction)
+
+    def _send_answer(self, request: SIP.SIPMessage, direction: RTP.TransmitType) -> None:
+        answer = self.sip.gen_answer(request, self.session_id, self.gen_ms(), direction)
+        self.sip.out.sendto(answer.encode("utf8"), (self.phone.server, self.phone.port))
+
+    def dtmf_info(self, key: str) -> None:
+        """A key sent as SIP INFO (application/dtmf-relay) instead of an RTP event."""
+        self.media.sink.dtmf(key)
+
     def bye(self) -> None:  # the caller hung up
         super().bye()
         self.on_end("caller")
@@ -253,6 +344,9 @@ class AdaptedCall(VoIPCall):
     def hangup(self) -> None:  # we hang up
         super().hangup()
         self.on_end("gateway")
+
+
+_EMPTY_FROM_TAG = re.compile(rb"^(From: [^\r\n]*?);tag=(?=\r\n)", re.MULTILINE)
 
 
 class DialogSocket(socket.socket):
@@ -266,8 +360,9 @@ class DialogSocket(socket.socket):
         self._peers_lock = threading.Lock()
         self.last_peer: tuple[str, int] | None = None
 
-    def recv(self, bufsize: int, flags: int = 0) -> bytes:
-        data, peer = self.recvfrom(bufsize, flags)
+    def receive(self, bufsize: int) -> bytes:
+        """One datagram as it came, its sender remembered for the dialog's replies."""
+        data, peer = self.recvfrom(bufsize)
         self.last_peer = peer
         call_id = call_id_of(data)
         if call_id is not None:
@@ -278,8 +373,19 @@ class DialogSocket(socket.socket):
                     self._peers.popitem(last=False)
         return data
 
+    def recv(self, bufsize: int, flags: int = 0) -> bytes:
+        # pyVoIP's REGISTER reads the registrar's answers here: canonical, when they parse.
+        data = self.receive(bufsize)
+        try:
+            return sipmsg.parse(data).canonical()
+        except sipmsg.SipError:
+            return data
+
     def sendto(self, data: Any, *args: Any) -> int:  # type: ignore[override]
-        call_id = call_id_of(bytes(data))
+        # pyVoIP echoes a From without a tag (RFC 2543 callers) as ";tag=", which is
+        # malformed: the empty parameter goes.
+        data = _EMPTY_FROM_TAG.sub(rb"\1", bytes(data))
+        call_id = call_id_of(data)
         with self._peers_lock:
             peer = self._peers.get(call_id) if call_id is not None else None
         if peer is not None:
@@ -300,6 +406,18 @@ class AdaptedSIPClient(SIP.SIPClient):
         self.deregister_timeout = deregister_timeout
         self.bad_messages = 0
         self.s: DialogSocket
+
+    def gen_ringing(self, request: SIP.SIPMessage) -> str:
+        # pyVoIP put the caller's own Contact in its 180; a phone may send in-dialog
+        # requests of the early dialog there, so it is ours.
+        ringing = super().gen_ringing(request)
+        return re.sub(
+            r"^Contact: [^\r\n]*",
+            f"Contact: <sip:{self.username}@{self.myIP}:{self.myPort}>",
+            ringing,
+            count=1,
+            flags=re.MULTILINE,
+        )
 
     def start(self) -> None:
         if self.NSD:
@@ -338,7 +456,7 @@ class AdaptedSIPClient(SIP.SIPClient):
 
     def recv(self) -> None:
         try:
-            raw = self.s.recv(8192)
+            raw = self.s.receive(8192)
         except BlockingIOError:
             raise  # recv_loop's cue to release its lock and poll again
         except OSError as exc:
@@ -347,26 +465,84 @@ class AdaptedSIPClient(SIP.SIPClient):
             return  # otherwise the socket was closed by stop()
         if not raw.strip(b"\x00\r\n "):
             return  # keep-alive
-        if method_of(raw) == "OPTIONS":
+        try:
+            message = sipmsg.parse(raw)
+        except sipmsg.SipError as exc:
+            self.refuse(raw, exc)
+            return
+        try:
+            if message.is_request:
+                sipmsg.check_request(message)
+        except sipmsg.SipError as exc:
+            self.refuse(raw, exc, message)
+            return
+        if not message.is_request:
+            # This gateway places no calls: REGISTER reads its own answers (`register`),
+            # so a response here belongs to no transaction (RFC 3261 18.1.2: drop it).
+            log.info("sip_stray_response status=%s call_id=%s", message.status, message.call_id)
+            return
+        if not self.answer_ourselves(message):
+            return
+        try:
+            parsed = SIP.SIPMessage(message.canonical())
+        except Exception as exc:  # our canonical form should always parse: a bug, said so
+            self.refuse(raw, sipmsg.SipError(400, f"unreadable after canonicalising: {exc!r}"))
+            return
+        try:
+            self.parse_message(parsed)
+        except Exception:
+            log.exception("sip_message_failed call_id=%s", message.call_id)
+
+    def refuse(
+        self, raw: bytes, error: sipmsg.SipError, message: sipmsg.SipMessage | None = None
+    ) -> None:
+        """Answer a request we will not take with its status; drop a bad response."""
+        if error.status == 488:
+            self.phone.rejected_offers += 1
+            log.warning("sip_bad_offer call_id=%s error=%s", call_id_of(raw), error.reason)
+        else:
+            self.bad_messages += 1
+            log.warning(
+                "sip_bad_message bytes=%d status=%d error=%s", len(raw), error.status, error.reason
+            )
+        warning = error.reason[:120].replace('"', "'")
+        headers = (*error.extra, f'Warning: 399 callswarm "{warning}"')
+        if message is not None:
+            response = sipmsg.response(message, error.status, headers)
+        else:
+            status = f"{error.status} {sipmsg.REASONS.get(error.status, 'Bad Request')}"
+            response = response_to(raw, status, headers)
+        if response is not None and self.s.last_peer is not None:
+            self.s.sendto(response, self.s.last_peer)  # a clear no, not a 32 s timeout
+
+    def answer_ourselves(self, message: sipmsg.SipMessage) -> bool:
+        """Requests pyVoIP cannot take, answered here; False when nothing is left for it."""
+        known = message.call_id in self.phone.calls
+        reply: bytes | None = None
+        if message.method == "OPTIONS":
             # pyVoIP cannot parse OPTIONS; a proxy probing whether this gateway is up
             # (kamailio's dispatcher) needs its 200.
-            response = options_ok(raw)
-            if response is not None and self.s.last_peer is not None:
-                self.s.sendto(response, self.s.last_peer)
-            return
-        try:
-            message = SIP.SIPMessage(raw)
-        except Exception as exc:
-            self.bad_messages += 1
-            log.warning("sip_bad_message bytes=%d error=%r", len(raw), exc)
-            response = bad_request(raw, "callswarm could not parse this request")
-            if response is not None and self.s.last_peer is not None:
-                self.s.sendto(response, self.s.last_peer)  # a clear no, not a 32 s timeout
-            return
-        try:
-            self.parse_message(message)
-        except Exception:
-            log.exception("sip_message_failed call_id=%s", message.headers.get("Call-ID"))
+            reply = sipmsg.response(
+                message, 200, ("Allow: " + ", ".join(sipmsg.ALLOWED), "Accept: application/sdp")
+            )
+        elif message.method == "INFO":
+            key = sipmsg.info_dtmf(message) if known else None
+            if key is not None:
+                self.phone.calls[message.call_id].dtmf_info(key)
+            reply = sipmsg.response(message, 200 if known else 481)
+        elif message.method in ("BYE", "CANCEL") and not known:
+            reply = sipmsg.response(message, 481)
+        elif message.method == "ACK":
+            return known  # an ACK is never answered; one for no call is dropped
+        elif message.method == "INVITE" and known and message.sdp is None:
+            # A re-INVITE without an offer (a session refresh): our current offer.
+            self.phone.calls[message.call_id].refresh(message)
+            return False
+        if reply is not None:
+            if self.s.last_peer is not None:
+                self.s.sendto(reply, self.s.last_peer)
+            return False
+        return True
 
 
 class AdaptedPhone(VoIPPhone):

@@ -125,6 +125,7 @@ class PhoneCall:
         self._transcripts: list[str] = []
         self._replies: list[str] = []
         self._last_reply = ""
+        self._held = False
         self.voice = VoiceSession(
             client_id,
             hooks.responder(client_id),
@@ -137,6 +138,7 @@ class PhoneCall:
         )
         self.media.sink = self
         call.on_end = self.ended
+        call.on_hold = self.held
 
     # --- pyVoIP's threads ------------------------------------------------------------------
 
@@ -148,6 +150,9 @@ class PhoneCall:
 
     def ended(self, by: str) -> None:
         self._loop.call_soon_threadsafe(self._end, by)
+
+    def held(self, on: bool) -> None:
+        self._loop.call_soon_threadsafe(self._put, ("hold", "on" if on else "off"))
 
     # --- the event loop -------------------------------------------------------------------
 
@@ -247,6 +252,8 @@ class PhoneCall:
             except TimeoutError:
                 # Phones with silence suppression (and sipp between files) send nothing
                 # while the caller is quiet: no packets is silence, and it ends the turn.
+                if self._held:
+                    continue  # on hold: no media is expected, and none is silence
                 idle += GAP_S
                 if idle >= self._rtp_timeout:
                     log.warning("call_rtp_timeout call_id=%s seconds=%.0f", self.call.call_id, idle)
@@ -258,6 +265,13 @@ class PhoneCall:
             if item is None:
                 return
             kind, data = item
+            if kind == "hold":
+                self._held = data == "on"
+                # The reply waits in the playback queue, unsent, and goes on at resume.
+                log.info(
+                    "call_%s call_id=%s", "hold" if self._held else "resumed", self.call.call_id
+                )
+                continue
             if kind == "dtmf":
                 assert isinstance(data, str)
                 try:

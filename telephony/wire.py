@@ -64,17 +64,12 @@ def call_id_of(data: bytes) -> bytes | None:
     return match.group(1) if match else None
 
 
-_REQUEST_LINE = re.compile(rb"^([A-Z]+) \S+ SIP/2\.0$")
+# Loose on purpose: a 400 must reach requests whose first line is what is wrong.
+_REQUEST_LINE = re.compile(rb"^([A-Za-z0-9\-.!%*_+`'~]+)[ \t]+.*[ \t]SIP/\S+[ \t]*$")
 _ECHOED = re.compile(
     rb"^(via|v|from|f|to|t|call-id|i|cseq)[ \t]*:.*$", re.IGNORECASE | re.MULTILINE
 )
 _COMPACT = {b"v": b"via", b"f": b"from", b"t": b"to", b"i": b"call-id"}
-
-
-def method_of(raw: bytes) -> str | None:
-    """The method of a request ("INVITE"), None for a response or garbage."""
-    first = _REQUEST_LINE.match(raw.split(b"\r\n", 1)[0].strip())
-    return first.group(1).decode() if first else None
 
 
 def response_to(raw: bytes, status: str, headers: tuple[str, ...] = ()) -> bytes | None:
@@ -94,20 +89,9 @@ def response_to(raw: bytes, status: str, headers: tuple[str, ...] = ()) -> bytes
         if name == b"to" and b";tag=" not in line:
             line += b";tag=callswarm" + status.split()[0].encode()
         lines.append(line)
-    if not {b"via", b"from", b"to", b"call-id", b"cseq"} <= names:
-        return None
+    if not {b"via", b"cseq"} <= names:
+        return None  # nothing to route it back by (a response without From or To is
+        # malformed, but RFC 4475's insuf still wants its 400)
     lines += [h.encode() for h in headers]
     lines += [b"Content-Length: 0", b"", b""]
     return b"\r\n".join(lines)
-
-
-def bad_request(raw: bytes, reason: str) -> bytes | None:
-    """A 400 for a request pyVoIP cannot parse."""
-    return response_to(raw, "400 Bad Request", (f'Warning: 399 callswarm "{reason}"',))
-
-
-def options_ok(raw: bytes) -> bytes | None:
-    """The answer to OPTIONS: proxies (kamailio's dispatcher) probe gateways with it."""
-    return response_to(
-        raw, "200 OK", ("Allow: INVITE, ACK, BYE, CANCEL, OPTIONS", "Accept: application/sdp")
-    )

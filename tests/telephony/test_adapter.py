@@ -13,7 +13,7 @@ from pyVoIP.RTP import PayloadType
 
 from telephony import SipConfig, SipEndpoint, caller_client_id
 from telephony.adapter import DialogSocket, G711Client, Playback
-from telephony.wire import BadPacket, bad_request, dtmf_key, parse_rtp
+from telephony.wire import BadPacket, dtmf_key, parse_rtp, response_to
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw
 
 from .sipp import free_udp_port
@@ -123,15 +123,15 @@ def test_an_unparseable_request_gets_a_400_echoing_its_dialog() -> None:
         b"f: <sip:+1555@127.0.0.1>;tag=9\r\nt: <sip:pharmacy@127.0.0.1>\r\ni: call-1\r\n"
         b"CSeq: 1 INVITE\r\n\r\nv=0\r\nm=audio nonsense\r\n"
     )
-    response = bad_request(raw, "bad offer")
+    response = response_to(raw, "400 Bad Request")
     assert response is not None
     lines = response.decode().split("\r\n")
     assert lines[0] == "SIP/2.0 400 Bad Request"
     assert "i: call-1" in lines and "CSeq: 1 INVITE" in lines
     assert "t: <sip:pharmacy@127.0.0.1>;tag=callswarm400" in lines
-    assert bad_request(raw.replace(b"INVITE sip", b"ACK sip", 1), "x") is None  # never answered
-    assert bad_request(b"SIP/2.0 200 OK\r\n\r\n", "x") is None
-    assert bad_request(b"\x00\xff junk", "x") is None
+    assert response_to(raw.replace(b"INVITE sip", b"ACK sip", 1), "400 x") is None  # never answered
+    assert response_to(b"SIP/2.0 200 OK\r\n\r\n", "400 x") is None
+    assert response_to(b"\x00\xff junk", "400 x") is None
 
 
 @pytest.mark.parametrize(
@@ -189,5 +189,5 @@ async def test_options_is_answered_so_a_proxy_can_probe_the_gateway(phone) -> No
     lines = response.split("\r\n")
     assert lines[0] == "SIP/2.0 200 OK"
     assert f"Call-ID: {call_id}" in lines and "CSeq: 7 OPTIONS" in lines
-    assert "Allow: INVITE, ACK, BYE, CANCEL, OPTIONS" in lines
+    assert "Allow: INVITE, ACK, BYE, CANCEL, OPTIONS, INFO" in lines
     assert not phone.endpoint.live  # a probe is not a call

@@ -122,9 +122,18 @@ async def test_malformed_sip_sdp_and_rtp_leave_the_call_in_progress_alone(
         other = Call(peer, capture, phone.target, "+15550159")
         return await asyncio.wait_for(other.invite(body), 10)
 
-    # An SDP pyVoIP cannot parse (an rtpmap for a payload type the m= line lacks): a 400.
-    broken = offer(capture.port, "0") + "a=rtpmap:8 PCMA/8000\r\n"
-    assert (await invite(broken)).startswith("SIP/2.0 400 Bad Request")
+    # A request RFC 3261 forbids (its CSeq names another method): a 400.
+    mismatched = request(
+        "INVITE",
+        phone.target,
+        call_id="mismatched",
+        number="+15550157",
+        local_port=peer.port,
+        cseq=1,
+        body=offer(capture.port),
+    ).replace(b"CSeq: 1 INVITE", b"CSeq: 1 BYE")
+    peer.send(mismatched, phone.target)
+    assert (await asyncio.wait_for(peer.final("mismatched"), 10)).startswith("SIP/2.0 400")
     # An offer without G.711 (G.729 only), and an INVITE with no offer: 488.
     assert (await invite(offer(capture.port, "18"))).startswith("SIP/2.0 488")
     no_offer = request(
