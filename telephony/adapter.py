@@ -330,7 +330,10 @@ class AdaptedCall(VoIPCall):
         self._send_answer(request, direction)
 
     def _send_answer(self, request: SIP.SIPMessage, direction: RTP.TransmitType) -> None:
-        answer = self.sip.gen_answer(request, self.session_id, self.gen_ms(), direction)
+        # Not pyVoIP's gen_ms(): it starts the RTP clients again, and the second bind
+        # of the call's port fails, so its own re-INVITE answer never went out.
+        media = {client.inPort: client.assoc for client in self.RTPClients}
+        answer = self.sip.gen_answer(request, self.session_id, media, direction)
         self.sip.out.sendto(answer.encode("utf8"), (self.phone.server, self.phone.port))
 
     def dtmf_info(self, key: str) -> None:

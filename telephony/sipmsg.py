@@ -148,6 +148,8 @@ class SdpOffer:
             lines.append(f"a=rtpmap:{pt} {name}/8000")
             if name == "telephone-event":
                 lines.append(f"a=fmtp:{pt} 0-15")
+        if self.ptime is not None:
+            lines.append(f"a=ptime:{self.ptime}")
         lines.append(f"a={self.direction}")
         return ("\r\n".join(lines) + "\r\n").encode()
 
@@ -197,7 +199,7 @@ class SipMessage:
                 continue  # an empty value (Supported:) is legal, and pyVoIP's IndexError
             if name == "Contact":
                 value = (_items(value) or [value])[0]
-            lines.append(f"{name}: {value}")
+            lines.append(f"{name}: {_flat(value)}")
             done.add(name.lower())  # pyVoIP reads the first of each anyway
         if "contact" not in done and self.method == "INVITE":
             # RFC 2543 allowed an INVITE without Contact; the From is its remote target.
@@ -209,8 +211,14 @@ class SipMessage:
         return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
 
+def _flat(value: str) -> str:
+    # pyVoIP takes a header's value as what lies between its first and second ": ".
+    return value.replace(": ", ":")
+
+
 def _for_pyvoip(address: NameAddr) -> str:
-    """pyVoIP splits on ";tag=" and needs "sip:" before the address: tag last, sip: kept."""
+    """pyVoIP splits on ";tag=" and needs "sip:" before the address: tag last, sip: kept,
+    and no other ";tag=" (a display name's, a URI parameter's) before it."""
     params = [(k, v) for k, v in address.params if k != "tag"]
     if address.tag is not None:
         params.append(("tag", address.tag))
@@ -218,7 +226,9 @@ def _for_pyvoip(address: NameAddr) -> str:
     if not uri.lower().startswith(("sip:", "sips:")):
         # pyVoIP reads only sip: addresses; a tel: caller keeps their number as the user.
         uri = f"sip:{address.user or 'anonymous'}@invalid;user=phone"
-    return NameAddr(address.display, uri, tuple(params)).text()
+    uri = re.sub(r";tag=", ";tag_=", uri, flags=re.IGNORECASE)
+    display = address.display and re.sub(r";\s*tag\s*=", "; tag_=", address.display, flags=re.I)
+    return _flat(NameAddr(display, uri, tuple(params)).text())
 
 
 def _origin(body: bytes) -> str:
