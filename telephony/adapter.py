@@ -195,6 +195,8 @@ class G711Client(RTP.RTPClient):
         """Hand a packet's media on; True when it was this call's audio or a key."""
         if len(packet) >= 2 and packet[0] >> 6 == 2 and 200 <= packet[1] <= 204:
             return False  # RTCP on the RTP port (a=rtcp-mux): not ours to read
+        if packet[:1] and packet[0] < 4:
+            return False  # STUN (RFC 7983's demultiplexing): linphone probes the port
         try:
             rtp = parse_rtp(packet)
             codec = self.assoc.get(rtp.payload_type)
@@ -409,6 +411,20 @@ class AdaptedSIPClient(SIP.SIPClient):
         self.deregister_timeout = deregister_timeout
         self.bad_messages = 0
         self.s: DialogSocket
+
+    def gen_bye(self, request: SIP.SIPMessage) -> str:
+        # pyVoIP's sent the BYE to a Contact it cut at the first '>' (a Contact with
+        # parameters, as linphone's, became an unparseable Request-URI), with the
+        # caller's own Via, and no route set.
+        invite = sipmsg.parse(request.raw)
+        branch = "z9hG4bK" + "".join(random.choices("0123456789abcdef", k=16))
+        return sipmsg.bye(
+            invite,
+            local_tag=self.tagLibrary[invite.call_id],
+            via=f"SIP/2.0/UDP {self.myIP}:{self.myPort};branch={branch};rport",
+            contact=f"<sip:{self.username}@{self.myIP}:{self.myPort}>",
+            cseq=invite.cseq + 1,
+        ).decode()
 
     def gen_ringing(self, request: SIP.SIPMessage) -> str:
         # pyVoIP put the caller's own Contact in its 180; a phone may send in-dialog

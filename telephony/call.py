@@ -75,6 +75,7 @@ class CallSummary:
     dropped_in: int
     bad_packets: int
     underruns: int
+    holds: int  # times the caller put the call on hold
     dtmf: tuple[str, ...]
     transcripts: tuple[str, ...]
     replies: tuple[str, ...]
@@ -126,6 +127,7 @@ class PhoneCall:
         self._replies: list[str] = []
         self._last_reply = ""
         self._held = False
+        self._holds = 0
         self.voice = VoiceSession(
             client_id,
             hooks.responder(client_id),
@@ -213,6 +215,7 @@ class PhoneCall:
             dropped_in=self._dropped,
             bad_packets=self.media.bad_packets,
             underruns=self.media.pmout.underruns,
+            holds=self._holds,
             dtmf=tuple(self._dtmf),
             transcripts=tuple(self._transcripts),
             replies=tuple(self._replies),
@@ -267,6 +270,7 @@ class PhoneCall:
             kind, data = item
             if kind == "hold":
                 self._held = data == "on"
+                self._holds += self._held
                 # The reply waits in the playback queue, unsent, and goes on at resume.
                 log.info(
                     "call_%s call_id=%s", "hold" if self._held else "resumed", self.call.call_id

@@ -193,15 +193,20 @@ class SipMessage:
         lines.append(f"To: {_for_pyvoip(self.to)}")
         lines.append(f"Call-ID: {self.call_id}")
         lines.append(f"CSeq: {self.cseq} {self.cseq_method}")
-        done = {"via", "from", "to", "call-id", "cseq", "content-length", "content-type"}
+        skip = {"via", "from", "to", "call-id", "cseq", "content-length", "content-type"}
+        merged: dict[str, list[str]] = {}
         for name, value in self.headers:
-            if name.lower() in done or not value:
+            if name.lower() in skip or not value:
                 continue  # an empty value (Supported:) is legal, and pyVoIP's IndexError
+            merged.setdefault(name, []).append(value)
+        for name, values in merged.items():
             if name == "Contact":
-                value = (_items(value) or [value])[0]
-            lines.append(f"{name}: {_flat(value)}")
-            done.add(name.lower())  # pyVoIP reads the first of each anyway
-        if "contact" not in done and self.method == "INVITE":
+                values = (_items(values[0]) or values)[:1]
+            elif name.lower() in _NOT_LISTS:
+                values = values[:1]
+            # pyVoIP reads one line a name: a list spread over lines (Record-Route) is joined.
+            lines.append(f"{name}: {_flat(', '.join(values))}")
+        if "Contact" not in merged and self.method == "INVITE":
             # RFC 2543 allowed an INVITE without Contact; the From is its remote target.
             lines.append(f"Contact: <{self.from_.uri}>")
         body = self.sdp.text(_origin(self.body)) if self.sdp is not None else b""
@@ -660,3 +665,31 @@ def info_dtmf(message: SipMessage) -> str | None:
         return None
     key = match.group(1).upper() if match else None
     return key if key is not None and key in "0123456789*#ABCD" else None
+
+
+def uri_of(value: str) -> str:
+    """The URI of a name-addr or addr-spec: what a request to that party is sent to."""
+    inside = re.search(r"<([^>]*)>", value)
+    return (inside.group(1) if inside else value.split(";", 1)[0]).strip()
+
+
+def bye(invite: SipMessage, *, local_tag: str, via: str, contact: str, cseq: int) -> bytes:
+    """The BYE a UAS sends to end the dialog its INVITE opened (RFC 3261 12.2.1.1, 15.1.1):
+    to the caller's Contact, through the Record-Route set, From and To swapped."""
+    contact_value = invite.get("Contact")
+    target = uri_of(_items(contact_value)[0]) if contact_value else invite.from_.uri
+    to = invite.get("To") or ""
+    if invite.to.tag is None:
+        to += f";tag={local_tag}"
+    lines = [
+        f"BYE {target} {VERSION}",
+        f"Via: {via}",
+        "Max-Forwards: 70",
+        f"From: {to}",
+        f"To: {invite.get('From')}",
+        f"Call-ID: {invite.call_id}",
+        f"CSeq: {cseq} BYE",
+    ]
+    lines += [f"Route: {value}" for value in invite.all("Record-Route")]
+    lines += [f"Contact: {contact}", "Content-Length: 0"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()

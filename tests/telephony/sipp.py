@@ -150,21 +150,28 @@ class Stream:
         return float(self.voiced_frames(threshold).sum() * 0.02)
 
     def speech(self, threshold: int = 500, gap_s: float = 0.8) -> list[bytes]:
-        """The stretches of speech in the stream, split at silences of `gap_s` or more."""
-        pcm = self.pcm16()
-        voiced = np.flatnonzero(self.voiced_frames(threshold))
-        if voiced.size == 0:
-            return []
-        breaks = np.flatnonzero(np.diff(voiced) > gap_s / 0.02)
-        starts = np.concatenate(([voiced[0]], voiced[breaks + 1]))
-        ends = np.concatenate((voiced[breaks], [voiced[-1]])) + 1
-        return [pcm[a * 320 : b * 320] for a, b in zip(starts, ends, strict=True)]
+        return speech_stretches(self.pcm16(), threshold, gap_s)
 
     def voiced_frames(self, threshold: int = 500) -> np.ndarray:
-        """Per 20 ms packet: does it carry speech (a peak above `threshold`)?"""
-        samples = np.frombuffer(self.pcm16(), dtype="<i2")
-        frames = samples[: samples.size // 160 * 160].reshape(-1, 160)
-        return np.abs(frames.astype(np.int32)).max(axis=1) > threshold
+        return voiced_frames(self.pcm16(), threshold)
+
+
+def voiced_frames(pcm16_8k: bytes, threshold: int = 500) -> np.ndarray:
+    """Per 20 ms: does it carry speech (a peak above `threshold`)?"""
+    samples = np.frombuffer(pcm16_8k, dtype="<i2")
+    frames = samples[: samples.size // 160 * 160].reshape(-1, 160)
+    return np.abs(frames.astype(np.int32)).max(axis=1) > threshold
+
+
+def speech_stretches(pcm16_8k: bytes, threshold: int = 500, gap_s: float = 0.8) -> list[bytes]:
+    """The stretches of speech in 8 kHz audio, split at silences of `gap_s` or more."""
+    voiced = np.flatnonzero(voiced_frames(pcm16_8k, threshold))
+    if voiced.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(voiced) > gap_s / 0.02)
+    starts = np.concatenate(([voiced[0]], voiced[breaks + 1]))
+    ends = np.concatenate((voiced[breaks], [voiced[-1]])) + 1
+    return [pcm16_8k[a * 320 : b * 320] for a, b in zip(starts, ends, strict=True)]
 
 
 class Capture(asyncio.DatagramProtocol):
