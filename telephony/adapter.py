@@ -195,8 +195,8 @@ class G711Client(RTP.RTPClient):
         """Hand a packet's media on; True when it was this call's audio or a key."""
         if len(packet) >= 2 and packet[0] >> 6 == 2 and 200 <= packet[1] <= 204:
             return False  # RTCP on the RTP port (a=rtcp-mux): not ours to read
-        if packet[:1] and packet[0] < 4:
-            return False  # STUN (RFC 7983's demultiplexing): linphone probes the port
+        if len(packet) >= 20 and packet[0] < 4 and len(packet) == 20 + int.from_bytes(packet[2:4]):
+            return False  # STUN (RFC 7983 demultiplexing; its own length): linphone probes
         try:
             rtp = parse_rtp(packet)
             codec = self.assoc.get(rtp.payload_type)
@@ -581,6 +581,7 @@ class AdaptedPhone(VoIPPhone):
         rtp_ports: tuple[int, int],
         on_call: Callable[[AdaptedCall], None],
         deregister_timeout: float = 2.0,
+        on_failed: Callable[[], None] = lambda: None,
     ) -> None:
         super().__init__(
             server or host,
@@ -596,6 +597,7 @@ class AdaptedPhone(VoIPPhone):
         self.max_calls = max_calls
         self.rejected_busy = 0
         self.rejected_offers = 0
+        self.on_failed = on_failed
         self.sip = AdaptedSIPClient(
             server or host,
             server_port,
@@ -609,6 +611,16 @@ class AdaptedPhone(VoIPPhone):
             register=register,
             deregister_timeout=deregister_timeout,
         )
+
+    def fatal(self) -> None:
+        # pyVoIP gives up after three refused or unanswered REGISTERs and closes the
+        # phone, without a word: said here, and to the endpoint.
+        log.error(
+            "sip_register_failed server=%s:%d user=%s failures=%d",
+            self.server, self.port, self.username, self.sip.registerFailures,
+        )  # fmt: skip
+        super().fatal()
+        self.on_failed()
 
     def live_calls(self) -> int:
         return sum(1 for call in list(self.calls.values()) if call.state is not CallState.ENDED)

@@ -53,6 +53,8 @@ class SipEndpoint:
         self.finished: deque[CallSummary] = deque(maxlen=1000)
         self._changed: asyncio.Condition | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        # Set when the registrar refused us for good (a wrong password): no calls come.
+        self.registration_failed = asyncio.Event()
 
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
@@ -70,6 +72,7 @@ class SipEndpoint:
             rtp_ports=config.rtp_ports,
             on_call=self._on_call,
             deregister_timeout=config.deregister_timeout,
+            on_failed=lambda: self._loop.call_soon_threadsafe(self.registration_failed.set),  # type: ignore[union-attr]
         )
         await asyncio.to_thread(self.phone.start)
         log.info(

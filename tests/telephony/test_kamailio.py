@@ -14,7 +14,9 @@ import pytest
 
 from .conftest import start_phone
 from .sipp import free_udp_port, scenario, sipp
+from .softphones import Baresip
 from .test_sipp_calls import caller_turns, heard, said_in_db, times_said
+from .test_softphones import caller_voice, converse
 from .uac import SipPeer, request
 
 CONFIG = Path(__file__).parent / "kamailio" / "kamailio.cfg"
@@ -69,13 +71,29 @@ async def running(config: Path, port: int, folder: Path, *defines: str) -> Async
         await process.wait()
 
 
-@pytest.fixture
-async def kamailio(tmp_path) -> AsyncIterator[Kamailio]:
+PASSWORD = "s3cret-pharmacy"
+
+
+def configured(folder: Path) -> tuple[Path, int]:
     [modules] = MODULES
     port = free_udp_port()
-    config = tmp_path / "kamailio.cfg"
-    config.write_text(CONFIG.read_text().replace("@PORT@", str(port)).replace("@MODULES@", modules))
+    config = folder / "kamailio.cfg"
+    text = CONFIG.read_text().replace("@PORT@", str(port)).replace("@MODULES@", modules)
+    config.write_text(text.replace("@PASSWORD@", PASSWORD))
+    return config, port
+
+
+@pytest.fixture
+async def kamailio(tmp_path) -> AsyncIterator[Kamailio]:
+    config, port = configured(tmp_path)
     async with running(config, port, tmp_path) as server:
+        yield server
+
+
+@pytest.fixture
+async def kamailio_with_auth(tmp_path) -> AsyncIterator[Kamailio]:
+    config, port = configured(tmp_path)
+    async with running(config, port, tmp_path, "-A", "WITH_AUTH") as server:
         yield server
 
 
@@ -127,3 +145,52 @@ async def test_a_call_through_kamailio_as_registrar_and_proxy(
     assert any("ibuprofen" in m.lower() for m in said_in_db(phone.services.db, "+15550180"))
     words = await heard(stt, capture.only())
     assert times_said(words, "ibuprofen") >= 1, words
+
+
+async def test_registered_with_a_password_and_called_by_a_softphone_through_kamailio(
+    kamailio_with_auth, stt, tts, tmp_path
+) -> None:
+    kamailio = kamailio_with_auth
+    phone = await start_phone(
+        tmp_path,
+        stt,
+        tts,
+        server="127.0.0.1",
+        server_port=kamailio.port,
+        username="pharmacy",
+        password=PASSWORD,
+    )
+    softphone = await Baresip.start(tmp_path / "baresip", caller_voice(tmp_path / "voice.wav"))
+    try:
+        # Challenged first, then let in on the digest of the right password.
+        await asyncio.wait_for(kamailio.logged(r"challenged sip:pharmacy@"), 20)
+        await asyncio.wait_for(kamailio.logged(r"authenticated sip:pharmacy@"), 20)
+        await asyncio.wait_for(kamailio.logged(r"registered sip:pharmacy@"), 20)
+        summary = await converse(phone, softphone, f"sip:pharmacy@127.0.0.1:{kamailio.port}", stt)
+    finally:
+        await softphone.stop()
+        await phone.stop()
+    await asyncio.wait_for(kamailio.logged(r"relaying INVITE for sip:pharmacy@127\.0\.0\.1"), 5)
+    assert summary.client_id == "sip-caller"
+
+
+async def test_a_wrong_password_is_refused_and_the_gateway_says_so(
+    kamailio_with_auth, stt, tts, tmp_path
+) -> None:
+    kamailio = kamailio_with_auth
+    phone = await start_phone(
+        tmp_path,
+        stt,
+        tts,
+        server="127.0.0.1",
+        server_port=kamailio.port,
+        username="pharmacy",
+        password="not-the-password",
+    )
+    try:
+        await asyncio.wait_for(kamailio.logged(r"challenged sip:pharmacy@"), 20)
+        await asyncio.wait_for(phone.endpoint.registration_failed.wait(), 30)
+        assert phone.endpoint.status != "REGISTERED"
+    finally:
+        await phone.stop()
+    assert not any(re.search(r"registered sip:pharmacy@", line) for line in kamailio.lines)
