@@ -209,7 +209,8 @@ class SipMessage:
         if "Contact" not in merged and self.method == "INVITE":
             # RFC 2543 allowed an INVITE without Contact; the From is its remote target.
             lines.append(f"Contact: <{self.from_.uri}>")
-        body = self.sdp.text(_origin(self.body)) if self.sdp is not None else b""
+        # pyVoIP reads nothing of the offer's o= line but splits it on "=": ours is plain.
+        body = self.sdp.text(f"- 0 0 IN IP4 {self.sdp.address}") if self.sdp is not None else b""
         if body:
             lines.append("Content-Type: application/sdp")
         lines.append(f"Content-Length: {len(body)}")
@@ -234,13 +235,6 @@ def _for_pyvoip(address: NameAddr) -> str:
     uri = re.sub(r";tag=", ";tag_=", uri, flags=re.IGNORECASE)
     display = address.display and re.sub(r";\s*tag\s*=", "; tag_=", address.display, flags=re.I)
     return _flat(NameAddr(display, uri, tuple(params)).text())
-
-
-def _origin(body: bytes) -> str:
-    for line in body.decode("utf-8", "replace").splitlines():
-        if line.startswith("o=") and len(line[2:].split()) == 6:
-            return line[2:].strip()
-    return "- 0 0 IN IP4 0.0.0.0"
 
 
 # ---------------------------------------------------------------------------- parsing
@@ -629,7 +623,10 @@ def _connection(fields: list[tuple[str, str]]) -> str | None:
             parts = value.split()
             if len(parts) != 3 or parts[0] != "IN" or parts[1] not in ("IP4", "IP6"):
                 raise SipError(488, f"bad c= line {value[:40]!r}")
-            return parts[2].split("/")[0]
+            address = parts[2].split("/")[0]
+            if not re.fullmatch(r"[A-Za-z0-9.\-:]+", address):
+                raise SipError(488, f"bad connection address {address[:40]!r}")
+            return address
     return None
 
 

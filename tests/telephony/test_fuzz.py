@@ -45,6 +45,7 @@ def fuzz(examples: int) -> settings:
 
 
 CORPUS = Path(__file__).parent / "rfc4475"
+PEERS = Path(__file__).parent / "peers"
 VALID = ("wsinv", "esc01", "lwsdisp", "longreq", "semiuri", "transports", "inv2543", "zeromf")
 SDP = (
     "v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\n"
@@ -84,6 +85,7 @@ SEEDS = [
         b"application/sdp", b"application/dtmf-relay"
     ),
     *((CORPUS / f"{name}.dat").read_bytes() for name in VALID),
+    *(path.read_bytes() for path in sorted(PEERS.glob("*.sip"))),  # real softphones' INVITEs
 ]
 # What breaks parsers: separators, quotes, folding, NULs, non-UTF-8, long runs.
 NASTY = [
