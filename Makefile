@@ -15,8 +15,9 @@ export CMAKE_ARGS ?= -DLLAVA_BUILD=OFF "-DCMAKE_C_FLAGS=-mno-amx-tile -mno-amx-i
 STAMP  := $(VENV)/.installed-$(shell CMAKE_ARGS='$(CMAKE_ARGS)' scripts/llama-wheel --key)
 # Debian packages the tests use: espeak-ng speaks the synthetic callers, chromium runs
 # the browser tests, sip-tester (sipp) places the phone calls, kamailio proxies them
-# (and spreads them over two gateways), postgresql's server runs the database tests.
-SYSTEM_PACKAGES := espeak-ng chromium sip-tester kamailio postgresql
+# (and spreads them over two gateways), postgresql's server runs the database tests,
+# baresip and linphone-cli are the real softphones that call the gateway.
+SYSTEM_PACKAGES := espeak-ng chromium sip-tester kamailio postgresql baresip linphone-cli
 
 .PHONY: run test install model system-deps lint clean
 

@@ -152,6 +152,18 @@ class Stream:
     def speech(self, threshold: int = 500, gap_s: float = 0.8) -> list[bytes]:
         return speech_stretches(self.pcm16(), threshold, gap_s)
 
+    def split(self, seconds: float) -> tuple[Stream, Stream]:
+        """What was received before and after `seconds` from the stream's first packet."""
+        start = self.packets[0][0]
+        cut = next(
+            (i for i, (at, _) in enumerate(self.packets) if at - start >= seconds),
+            len(self.packets),
+        )
+        return (
+            Stream(self.payload_type, self.packets[:cut]),
+            Stream(self.payload_type, self.packets[cut:]),
+        )
+
     def voiced_frames(self, threshold: int = 500) -> np.ndarray:
         return voiced_frames(self.pcm16(), threshold)
 

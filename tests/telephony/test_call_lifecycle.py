@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import struct
 
 import numpy as np
@@ -191,3 +192,57 @@ async def test_a_database_hiccup_when_answering_does_not_drop_the_call(
     assert "ibuprofen" in summary.transcripts[0].lower()
     history = said_in_db(phone.services.db, "+15550190")
     assert any(m.startswith("user: ") and "ibuprofen" in m.lower() for m in history)
+
+
+async def test_an_odd_offer_from_another_address_is_answered_where_the_media_comes_from(
+    phone, capture, peer, tts
+) -> None:
+    """What real phones put in their SDP, all at once: an SRTP-only stream and a video
+    stream beside the audio, opus and telephone-event at 16 kHz before G.711, a=ssrc,
+    a=rtcp-mux, 30 ms packets; and a c= address (127.0.0.2) that is not where the
+    packets come from (the capture socket, 127.0.0.1)."""
+    odd = "\r\n".join(
+        [
+            "v=0",
+            "o=phone 7 7 IN IP4 127.0.0.2",
+            "s=-",
+            "c=IN IP4 127.0.0.2",
+            "t=0 0",
+            "m=audio 5004 RTP/SAVP 0",
+            "m=audio " + str(capture.port) + " RTP/AVP 96 97 0 8 101",
+            "a=rtpmap:96 opus/48000/2",
+            "a=rtpmap:97 telephone-event/16000",
+            "a=rtpmap:0 PCMU/8000",
+            "a=rtpmap:101 telephone-event/8000",
+            "a=fmtp:101 0-16",
+            "a=ptime:30",
+            "a=rtcp-mux",
+            "a=ssrc:4242 cname:phone",
+            "a=sendrecv",
+            "m=video 5008 RTP/AVP 99",
+            "a=rtpmap:99 VP8/90000",
+            "",
+        ]
+    )
+    call = Call(peer, capture, phone.target, "+15550160")
+    answer = await asyncio.wait_for(call.invite(odd), 10)
+    assert answer.startswith("SIP/2.0 200 OK"), answer
+    assert re.search(r"^m=audio \d+ RTP/AVP 0 8 101\r$", answer, re.M), answer
+    assert call.remote_rtp is not None
+    # The greeting goes to 127.0.0.2, where nobody listens: nothing reaches the capture.
+    assert not capture.streams
+    speech = ulaw(tts, "Do you have any ibuprofen?")
+    for n, offset in enumerate(range(0, len(speech), 240)):  # 30 ms packets, as offered
+        capture.send(rtp(speech[offset : offset + 240], sequence=n), call.remote_rtp)
+        if n == 5:  # an RTCP receiver report on the muxed port, and a STUN probe
+            capture.send(bytes([0x81, 201, 0, 7]) + b"\x00" * 28, call.remote_rtp)
+            capture.send(b"\x00\x01\x00\x00\x21\x12\xa4\x42" + b"\x07" * 12, call.remote_rtp)
+        await asyncio.sleep(0.03)  # a phone's pace, not a wait on the gateway
+    # The reply comes back to where the caller's packets came from.
+    await asyncio.wait_for(
+        capture.until(lambda c: bool(c.streams) and voiced_packets(c.latest()) > 100), 20
+    )
+    await asyncio.wait_for(call.bye(), 5)
+    [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+    assert summary.bad_packets == 0
+    assert "ibuprofen" in summary.transcripts[0].lower()

@@ -167,6 +167,12 @@ async def test_registered_with_a_password_and_called_by_a_softphone_through_kama
         await asyncio.wait_for(kamailio.logged(r"authenticated sip:pharmacy@"), 20)
         await asyncio.wait_for(kamailio.logged(r"registered sip:pharmacy@"), 20)
         summary = await converse(phone, softphone, f"sip:pharmacy@127.0.0.1:{kamailio.port}", stt)
+        # A second call, which the gateway ends: its BYE reaches the phone.
+        await softphone.dial(f"sip:pharmacy@127.0.0.1:{kamailio.port}")
+        await phone.endpoint.stop()
+        closed = await softphone.event("CALL_CLOSED")
+        assert "peer" in closed.param.lower()
+        assert phone.endpoint.finished[-1].ended_by == "shutdown"
     finally:
         await softphone.stop()
         await phone.stop()
