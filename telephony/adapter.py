@@ -143,7 +143,7 @@ class G711Client(RTP.RTPClient):
         self.sink: MediaSink = _Discard()
         self.held = False  # the caller put us on hold: nothing is sent, nothing heard
         self.latched: tuple[str, int] | None = None
-        self._latched_at = 0.0
+        self._heard_at = 0.0  # when the current media source last sent a packet
         self.bad_packets = 0
         self.packets_in = 0
         self.send_failures = 0
@@ -154,7 +154,8 @@ class G711Client(RTP.RTPClient):
 
     @property
     def destination(self) -> tuple[str, int]:
-        return self.latched or (self.outIP, self.outPort)
+        latched = self.latched  # one read: the receive thread may change it
+        return latched or (self.outIP, self.outPort)
 
     def recv(self) -> None:
         while self.NSD:
@@ -172,24 +173,30 @@ class G711Client(RTP.RTPClient):
 
     def _latch(self, source: tuple[str, int]) -> None:
         # Symmetric RTP: media from another address than the SDP's c= (a phone behind
-        # NAT, or one naming another interface) is answered where it comes from. Only
-        # the address decides: a phone on the SDP's own address that sends from another
-        # port (sipp does) still names where it listens. A stream that has moved is
-        # followed only after the old source has been quiet for a second, so a stray
-        # packet from elsewhere cannot take the call's audio.
+        # NAT, or one naming another interface) is answered where it comes from. The
+        # current source is the latched one, or the SDP's address (a phone there that
+        # sends from another port, as sipp does, still names where it listens). Media
+        # is followed elsewhere only once the current source has been quiet for a
+        # second, so a stray or forged packet cannot take a live call's audio.
         now = time.monotonic()
-        if self.latched is None and source[0] == self.outIP:
-            return
-        if source != self.destination and (
-            self.latched is None or now - self._latched_at > LATCH_QUIET_S
-        ):
+        current = source == self.latched if self.latched else source[0] == self.outIP
+        if current:
+            self._heard_at = now
+        elif now - self._heard_at > LATCH_QUIET_S:
             log.info(
                 "rtp_latched port=%d sdp=%s:%d source=%s:%d",
                 self.inPort, self.outIP, self.outPort, *source,
             )  # fmt: skip
             self.latched = source
-        if source == self.latched:
-            self._latched_at = now
+            self._heard_at = now
+
+    def retarget(self, address: str, port: int) -> None:
+        """A new offer names another place to send to: followed at once, the latch
+        forgotten. The same place again (a hold, a resume) keeps the latch: a phone
+        behind NAT names its private address in every offer."""
+        if (address, port) != (self.outIP, self.outPort):
+            self.latched = None
+            self.outIP, self.outPort = address, port
 
     def parse_packet(self, packet: bytes) -> bool:
         """Hand a packet's media on; True when it was this call's audio or a key."""
@@ -276,6 +283,7 @@ class AdaptedCall(VoIPCall):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.on_end: Callable[[str], None] = lambda _by: None
         self.on_hold: Callable[[bool], None] = lambda _held: None
+        self.answers = 0  # re-INVITEs answered, for the SDP version
         super().__init__(*args, **kwargs)
         if self.state is CallState.RINGING and not self.RTPClients:
             raise BadOffer("no usable audio stream in the offer")
@@ -319,8 +327,7 @@ class AdaptedCall(VoIPCall):
         self._send_answer(request, direction)
         media = self.media
         if offer.address != "0.0.0.0":
-            media.outIP, media.outPort = offer.address, offer.port
-            media.latched = None  # a new offer is a new place to send to
+            media.retarget(offer.address, offer.port)
         if offer.on_hold != media.held:
             media.held = offer.on_hold
             self.on_hold(offer.on_hold)
@@ -336,7 +343,25 @@ class AdaptedCall(VoIPCall):
         # of the call's port fails, so its own re-INVITE answer never went out.
         media = {client.inPort: client.assoc for client in self.RTPClients}
         answer = self.sip.gen_answer(request, self.session_id, media, direction)
+        # pyVoIP writes the same o= version in every answer; RFC 3264 8 wants it to
+        # grow with each change, and some PBXes ignore an SDP whose version stands still.
+        self.answers += 1
+        answer = answer.replace(
+            f"o=pyVoIP {self.session_id} {int(self.session_id) + 2} ",
+            f"o=pyVoIP {self.session_id} {int(self.session_id) + 2 + self.answers} ",
+            1,
+        )
         self.sip.out.sendto(answer.encode("utf8"), (self.phone.server, self.phone.port))
+
+    def deny(self) -> None:
+        """Refuse a call that could not be set up: 486, and nothing left of it.
+
+        pyVoIP's stopped RTP clients it had never started (an AttributeError), so the
+        caller got no answer at all and kept retransmitting the INVITE."""
+        busy = self.sip.gen_busy(self.request)
+        self.sip.out.sendto(busy.encode("utf8"), (self.phone.server, self.phone.port))
+        self.state = CallState.ENDED
+        self.phone.calls.pop(self.call_id, None)
 
     def dtmf_info(self, key: str) -> None:
         """A key sent as SIP INFO (application/dtmf-relay) instead of an RTP event."""
@@ -349,6 +374,17 @@ class AdaptedCall(VoIPCall):
     def hangup(self) -> None:  # we hang up
         super().hangup()
         self.on_end("gateway")
+
+
+def _record_routed(response: str, request: SIP.SIPMessage) -> str:
+    """The request's Record-Route copied into a 18x or 2xx (RFC 3261 12.1.1), which
+    pyVoIP left out: without it a record-routing PBX is bypassed by the caller's ACK,
+    re-INVITEs and BYE."""
+    routes = sipmsg.parse(request.raw).all("Record-Route")
+    if not routes:
+        return response
+    head, _, rest = response.partition("\r\nFrom: ")
+    return head + "".join(f"\r\nRecord-Route: {route}" for route in routes) + "\r\nFrom: " + rest
 
 
 _EMPTY_FROM_TAG = re.compile(rb"^(From: [^\r\n]*?);tag=(?=\r\n)", re.MULTILINE)
@@ -426,10 +462,13 @@ class AdaptedSIPClient(SIP.SIPClient):
             cseq=invite.cseq + 1,
         ).decode()
 
+    def gen_answer(self, request: SIP.SIPMessage, *args: Any) -> str:
+        return _record_routed(super().gen_answer(request, *args), request)
+
     def gen_ringing(self, request: SIP.SIPMessage) -> str:
         # pyVoIP put the caller's own Contact in its 180; a phone may send in-dialog
         # requests of the early dialog there, so it is ours.
-        ringing = super().gen_ringing(request)
+        ringing = _record_routed(super().gen_ringing(request), request)
         return re.sub(
             r"^Contact: [^\r\n]*",
             f"Contact: <sip:{self.username}@{self.myIP}:{self.myPort}>",
@@ -472,6 +511,9 @@ class AdaptedSIPClient(SIP.SIPClient):
                 if self.NSD:
                     raise
                 return  # stop() closed the socket under us
+            except Exception:
+                # One datagram must never end the gateway's SIP: logged, and on to the next.
+                log.exception("sip_receive_failed")
 
     def recv(self) -> None:
         try:
@@ -516,7 +558,10 @@ class AdaptedSIPClient(SIP.SIPClient):
         self, raw: bytes, error: sipmsg.SipError, message: sipmsg.SipMessage | None = None
     ) -> None:
         """Answer a request we will not take with its status; drop a bad response."""
-        if error.status == 488:
+        if message is not None and message.method == "ACK":
+            log.warning("sip_bad_ack call_id=%s error=%s", message.call_id, error.reason)
+            return  # an ACK is never answered
+        if error.status == 488 and (message is None or message.method == "INVITE"):
             self.phone.rejected_offers += 1
             log.warning("sip_bad_offer call_id=%s error=%s", call_id_of(raw), error.reason)
         else:
@@ -536,7 +581,8 @@ class AdaptedSIPClient(SIP.SIPClient):
 
     def answer_ourselves(self, message: sipmsg.SipMessage) -> bool:
         """Requests pyVoIP cannot take, answered here; False when nothing is left for it."""
-        known = message.call_id in self.phone.calls
+        call = self.phone.calls.get(message.call_id)  # one read: end() may remove it
+        known = call is not None
         reply: bytes | None = None
         if message.method == "OPTIONS":
             # pyVoIP cannot parse OPTIONS; a proxy probing whether this gateway is up
@@ -546,16 +592,19 @@ class AdaptedSIPClient(SIP.SIPClient):
             )
         elif message.method == "INFO":
             key = sipmsg.info_dtmf(message) if known else None
-            if key is not None:
-                self.phone.calls[message.call_id].dtmf_info(key)
+            if key is not None and isinstance(call, AdaptedCall):
+                call.dtmf_info(key)
             reply = sipmsg.response(message, 200 if known else 481)
         elif message.method in ("BYE", "CANCEL") and not known:
             reply = sipmsg.response(message, 481)
         elif message.method == "ACK":
             return known  # an ACK is never answered; one for no call is dropped
-        elif message.method == "INVITE" and known and message.sdp is None:
+        elif message.method == "INVITE" and not known and message.to.tag is not None:
+            # A re-INVITE for a dialog we do not have (a restart lost it): RFC 3261 12.2.2.
+            reply = sipmsg.response(message, 481)
+        elif message.method == "INVITE" and isinstance(call, AdaptedCall) and message.sdp is None:
             # A re-INVITE without an offer (a session refresh): our current offer.
-            self.phone.calls[message.call_id].refresh(message)
+            call.refresh(message)
             return False
         if reply is not None:
             if self.s.last_peer is not None:

@@ -43,6 +43,7 @@ RATE = 8000
 # and the oldest audio is the least useful.
 MAX_INBOUND = 250
 GAP_S = 0.1  # no packet for this long: the caller's phone is suppressing silence
+HOLD_TIMEOUT_S = 600.0  # held this long without a resume: hung up
 _GAP_SILENCE = b"\x00\x00" * int(RATE * GAP_S)
 
 
@@ -255,9 +256,14 @@ class PhoneCall:
             except TimeoutError:
                 # Phones with silence suppression (and sipp between files) send nothing
                 # while the caller is quiet: no packets is silence, and it ends the turn.
-                if self._held:
-                    continue  # on hold: no media is expected, and none is silence
                 idle += GAP_S
+                if self._held:
+                    # On hold no media is expected, and none is silence; but a caller
+                    # who holds and vanishes must not keep a line for ever.
+                    if idle >= HOLD_TIMEOUT_S:
+                        log.warning("call_hold_timeout call_id=%s", self.call.call_id)
+                        self._end("gateway")
+                    continue
                 if idle >= self._rtp_timeout:
                     log.warning("call_rtp_timeout call_id=%s seconds=%.0f", self.call.call_id, idle)
                     self._end("gateway")

@@ -23,6 +23,8 @@ import re
 import zlib
 from dataclasses import dataclass
 
+from telephony import sdp
+
 VERSION = "SIP/2.0"
 # Methods this gateway acts on; the rest get 405 with this list (RFC 3261 8.2.1).
 ALLOWED = ("INVITE", "ACK", "BYE", "CANCEL", "OPTIONS", "INFO")
@@ -32,7 +34,7 @@ MAX_CSEQ = 2**31 - 1  # RFC 3261 8.1.1.5
 _TOKEN = r"[A-Za-z0-9\-.!%*_+`'~]+"
 _TOKEN_RE = re.compile(_TOKEN)
 _REQUEST_LINE = re.compile(rf"^({_TOKEN}) (\S+) (SIP/\S+)$")
-_STATUS_LINE = re.compile(r"^(SIP/\S+) (\d{3})(?: (.*))?$")
+_STATUS_LINE = re.compile(r"^(SIP/\S+) ([0-9]{3})(?: (.*))?$")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+\-.]*):")
 _SENT_PROTOCOL = re.compile(
     rf"^({_TOKEN})\s*/\s*({_TOKEN})\s*/\s*({_TOKEN})\s+([^\s;]+?)\s*(?:;(.*))?$", re.DOTALL
@@ -127,34 +129,6 @@ class Via:
 
 
 @dataclass(frozen=True, slots=True)
-class SdpOffer:
-    """The one audio stream of an offer that this gateway can answer."""
-
-    address: str
-    port: int
-    codecs: tuple[tuple[int, str], ...]  # (payload type, "PCMU" | "PCMA" | "telephone-event")
-    direction: str  # sendrecv | sendonly | recvonly | inactive
-    ptime: int | None
-    dropped_streams: int  # m-lines refused: video, a second audio, SRTP-only…
-
-    @property
-    def on_hold(self) -> bool:
-        return self.direction in ("sendonly", "inactive") or self.address == "0.0.0.0"
-
-    def text(self, origin: str) -> bytes:
-        lines = ["v=0", f"o={origin}", "s=-", f"c=IN IP4 {self.address}", "t=0 0"]
-        lines.append(f"m=audio {self.port} RTP/AVP " + " ".join(str(pt) for pt, _ in self.codecs))
-        for pt, name in self.codecs:
-            lines.append(f"a=rtpmap:{pt} {name}/8000")
-            if name == "telephone-event":
-                lines.append(f"a=fmtp:{pt} 0-15")
-        if self.ptime is not None:
-            lines.append(f"a=ptime:{self.ptime}")
-        lines.append(f"a={self.direction}")
-        return ("\r\n".join(lines) + "\r\n").encode()
-
-
-@dataclass(frozen=True, slots=True)
 class SipMessage:
     method: str | None  # None for a response
     uri: str | None
@@ -168,7 +142,7 @@ class SipMessage:
     call_id: str
     cseq: int
     cseq_method: str
-    sdp: SdpOffer | None
+    sdp: sdp.SdpOffer | None
 
     def get(self, name: str) -> str | None:
         key = CANONICAL.get(name.lower(), name).lower()
@@ -202,6 +176,12 @@ class SipMessage:
         for name, values in merged.items():
             if name == "Contact":
                 values = (_items(values[0]) or values)[:1]
+            elif name in ("WWW-Authenticate", "Proxy-Authenticate"):
+                # pyVoIP answers MD5 only: of several challenges (RFC 8760), that one.
+                md5 = [
+                    v for v in values if re.search(r"algorithm\s*=\s*\"?(?!md5\b)", v, re.I) is None
+                ]
+                values = (md5 or values)[:1]
             elif name.lower() in _NOT_LISTS:
                 values = values[:1]
             # pyVoIP reads one line a name: a list spread over lines (Record-Route) is joined.
@@ -287,11 +267,12 @@ def parse(raw: bytes) -> SipMessage:
     if method is not None and cseq_method != method:
         raise SipError(400, f"CSeq says {cseq_method} on a {method}")
     max_forwards = _value(headers, "Max-Forwards")
-    if max_forwards is not None and not (max_forwards.isdigit() and int(max_forwards) <= 255):
+    hops = None if max_forwards is None else _digits(max_forwards, 10)
+    if max_forwards is not None and (hops is None or hops > 255):
         raise SipError(400, "bad Max-Forwards")
     for name in ("Expires",):
         value = _value(headers, name)
-        if value is not None and not value.isdigit():
+        if value is not None and _digits(value, 10) is None:
             raise SipError(400, f"bad {name}")
     body = _body(headers, body)
     vias = tuple(_via(item) for value in _values(headers, "Via") for item in _items(value))
@@ -300,6 +281,8 @@ def parse(raw: bytes) -> SipMessage:
     from_ = _name_addr(_value(headers, "From"), "From")
     to = _name_addr(_value(headers, "To"), "To")
     for value in _values(headers, "Contact"):
+        if value.strip() == "*" and method != "REGISTER":
+            raise SipError(400, "Contact: * belongs to a REGISTER")  # RFC 3261 10.2.2
         if value.strip() != "*":
             for item in _items(value):
                 _name_addr(item, "Contact")
@@ -348,7 +331,7 @@ def _split(raw: bytes) -> tuple[bytes, bytes]:
 def _unfold(text: str) -> list[str]:
     lines: list[str] = []
     for line in re.split(r"\r?\n", text):
-        if line[:1] in (" ", "\t") and lines and len(lines) > 1:
+        if line[:1] in (" ", "\t") and len(lines) > 1:
             lines[-1] = lines[-1].rstrip() + " " + line.strip()
         elif line[:1] in (" ", "\t"):
             raise SipError(400, "the start line is folded")
@@ -379,27 +362,13 @@ def _items(value: str | None) -> list[str]:
     """A comma list, split outside quotes and angle brackets; empty items dropped."""
     if value is None:
         return []
-    items, current, quoted, angle, escaped = [], [], False, 0, False
-    for ch in value:
-        if escaped:
-            escaped = False
-        elif ch == "\\" and quoted:
-            escaped = True
-        elif ch == '"':
-            quoted = not quoted
-        elif not quoted and ch == "<":
-            angle += 1
-        elif not quoted and ch == ">":
-            angle -= 1
-        elif ch == "," and not quoted and angle == 0:
-            items.append("".join(current).strip())
-            current = []
-            continue
-        current.append(ch)
-    if quoted or angle:
-        raise SipError(400, "unbalanced quotes or angle brackets")
-    items.append("".join(current).strip())
-    return [item for item in items if item]
+    return [item.strip() for item in _split_outside(value, ",", angles=True) if item.strip()]
+
+
+def _digits(text: str, most: int) -> int | None:
+    """An ASCII decimal of at most `most` digits: int() would also take "²" or "١٢",
+    and spend quadratic time on a 100,000-digit number."""
+    return int(text) if re.fullmatch(rf"[0-9]{{1,{most}}}", text) else None
 
 
 def _check_uri(uri: str) -> None:
@@ -412,7 +381,7 @@ def _check_uri(uri: str) -> None:
 
 
 def _cseq(value: str | None) -> tuple[int, str]:
-    match = re.fullmatch(rf"(\d+)\s+({_TOKEN})", value or "")
+    match = re.fullmatch(rf"([0-9]{{1,10}})[ \t]+({_TOKEN})", value or "")
     if match is None:
         raise SipError(400, f"bad CSeq {value!r}")
     number = int(match.group(1))
@@ -425,16 +394,17 @@ def _body(headers: tuple[tuple[str, str], ...], body: bytes) -> bytes:
     length = _value(headers, "Content-Length")
     if length is None:
         return body  # UDP: the datagram ends the body
-    if not length.isdigit():
+    size = _digits(length, 10)
+    if size is None:
         raise SipError(400, "bad Content-Length")
-    if int(length) > len(body):
-        raise SipError(400, f"Content-Length {length} is longer than the {len(body)}-byte body")
-    return body[: int(length)]  # RFC 3261 18.3: the rest of the datagram is discarded
+    if size > len(body):
+        raise SipError(400, f"Content-Length {size} is longer than the {len(body)}-byte body")
+    return body[:size]  # RFC 3261 18.3: the rest of the datagram is discarded
 
 
 def _params(text: str, where: str) -> tuple[tuple[str, str | None], ...]:
     params: list[tuple[str, str | None]] = []
-    for part in _split_outside_quotes(text, ";"):
+    for part in _split_outside(text, ";"):
         part = part.strip()
         if not part:
             continue
@@ -446,8 +416,9 @@ def _params(text: str, where: str) -> tuple[tuple[str, str | None], ...]:
     return tuple(params)
 
 
-def _split_outside_quotes(text: str, separator: str) -> list[str]:
-    parts, current, quoted, escaped = [], [], False, False
+def _split_outside(text: str, separator: str, *, angles: bool = False) -> list[str]:
+    """Split at `separator` outside quoted strings (and <…> when `angles`)."""
+    parts, current, quoted, angle, escaped = [], [], False, 0, False
     for ch in text:
         if escaped:
             escaped = False
@@ -455,13 +426,15 @@ def _split_outside_quotes(text: str, separator: str) -> list[str]:
             escaped = True
         elif ch == '"':
             quoted = not quoted
-        elif ch == separator and not quoted:
+        elif angles and not quoted and ch in "<>":
+            angle += 1 if ch == "<" else -1
+        elif ch == separator and not quoted and angle == 0:
             parts.append("".join(current))
             current = []
             continue
         current.append(ch)
-    if quoted:
-        raise SipError(400, "unbalanced quotes")
+    if quoted or angle:
+        raise SipError(400, "unbalanced quotes or angle brackets")
     parts.append("".join(current))
     return parts
 
@@ -488,9 +461,10 @@ def _via(item: str) -> Via:
 
 
 def _port(text: str) -> int:
-    if not text.isdigit() or not 0 < int(text) < 65536:
+    port = _digits(text, 5)
+    if port is None or not 0 < port < 65536:
         raise SipError(400, f"bad port {text[:10]!r}")
-    return int(text)
+    return port
 
 
 def _name_addr(value: str | None, where: str) -> NameAddr:
@@ -530,104 +504,18 @@ def _unescaped_quote(text: str) -> bool:
     return re.search(r'(?<!\\)(?:\\\\)*"', text) is not None
 
 
-# ---------------------------------------------------------------------------- SDP
-
-_KNOWN = {"pcmu": "PCMU", "pcma": "PCMA", "telephone-event": "telephone-event"}
-_STATIC = {0: "PCMU", 8: "PCMA"}
-DIRECTIONS = ("sendrecv", "sendonly", "recvonly", "inactive")
-
-
-def _sdp(headers: tuple[tuple[str, str], ...], body: bytes) -> SdpOffer | None:
+def _sdp(headers: tuple[tuple[str, str], ...], body: bytes) -> sdp.SdpOffer | None:
     if not body.strip():
         return None
     kind = (_value(headers, "Content-Type") or "application/sdp").split(";")[0].strip().lower()
     if kind.startswith("multipart/"):
-        body = _sdp_part(_value(headers, "Content-Type") or "", body)
+        body = sdp.multipart_part(_value(headers, "Content-Type") or "", body)
     elif kind != "application/sdp":
         raise SipError(415, f"{kind} is not read", ("Accept: application/sdp",))
-    return parse_sdp(body)
-
-
-def _sdp_part(content_type: str, body: bytes) -> bytes:
-    boundary = re.search(r'boundary\s*=\s*"?([^";]+)"?', content_type, re.IGNORECASE)
-    if boundary is None:
-        raise SipError(400, "a multipart body without a boundary")
-    for part in body.split(b"--" + boundary.group(1).encode())[1:]:
-        head, _, content = part.lstrip(b"\r\n").partition(b"\r\n\r\n")
-        if b"application/sdp" in head.lower():
-            return content.rstrip(b"\r\n") + b"\r\n"
-    raise SipError(415, "no application/sdp part", ("Accept: application/sdp",))
-
-
-def parse_sdp(body: bytes) -> SdpOffer:
-    """The first usable audio stream of an offer; SipError(488) when there is none."""
     try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise SipError(400, "the SDP is not UTF-8") from None
-    session: list[tuple[str, str]] = []
-    media: list[list[tuple[str, str]]] = []
-    for line in re.split(r"\r?\n", text):
-        line = line.strip()
-        if len(line) < 2 or line[1] != "=":
-            continue  # a stray blank or broken line is skipped, as phones do
-        kind, value = line[0], line[2:].strip()
-        if kind == "m":
-            media.append([])
-        (media[-1] if media else session).append((kind, value))
-    if not any(kind == "v" for kind, _ in session):
-        raise SipError(400, "the body is not SDP (no v= line)")
-    chosen = None
-    for section in media:
-        fields = section[0][1].split()
-        usable = (
-            len(fields) >= 4
-            and fields[0].lower() == "audio"
-            and fields[2].upper() in ("RTP/AVP", "RTP/AVPF")
-            and fields[1].split("/")[0].isdigit()
-            and int(fields[1].split("/")[0]) != 0
-        )
-        if usable and chosen is None:
-            chosen = section
-    if chosen is None:
-        raise SipError(488, "no RTP/AVP audio stream in the offer")
-    fields = chosen[0][1].split()
-    port = int(fields[1].split("/")[0])
-    if port > 65535:
-        raise SipError(488, "bad media port")
-    names: dict[int, str] = {}
-    for kind, value in chosen:
-        match = re.match(r"rtpmap:\s*(\d+)\s+([^/\s]+)/(\d+)", value) if kind == "a" else None
-        if match and match.group(2).lower() in _KNOWN and match.group(3) == "8000":
-            names[int(match.group(1))] = _KNOWN[match.group(2).lower()]
-    codecs = []
-    for fmt in fields[3:]:
-        if fmt.isdigit() and int(fmt) < 128:
-            name = names.get(int(fmt)) or (_STATIC.get(int(fmt)) if int(fmt) < 96 else None)
-            if name and not any(pt == int(fmt) for pt, _ in codecs):
-                codecs.append((int(fmt), name))
-    if not any(name in ("PCMU", "PCMA") for _, name in codecs):
-        raise SipError(488, "the offer has no PCMU or PCMA", ("Accept: application/sdp",))
-    address = _connection(chosen) or _connection(session)
-    if address is None:
-        raise SipError(488, "no connection address (c=) for the audio stream")
-    attributes = [v for k, v in session + chosen if k == "a"]
-    direction = next((a for a in reversed(attributes) if a in DIRECTIONS), "sendrecv")
-    ptime = next((int(a[6:]) for a in attributes if re.fullmatch(r"ptime:\d{1,3}", a)), None)
-    return SdpOffer(address, port, tuple(codecs), direction, ptime, len(media) - 1)
-
-
-def _connection(fields: list[tuple[str, str]]) -> str | None:
-    for kind, value in fields:
-        if kind == "c":
-            parts = value.split()
-            if len(parts) != 3 or parts[0] != "IN" or parts[1] not in ("IP4", "IP6"):
-                raise SipError(488, f"bad c= line {value[:40]!r}")
-            address = parts[2].split("/")[0]
-            if not re.fullmatch(r"[A-Za-z0-9.\-:]+", address):
-                raise SipError(488, f"bad connection address {address[:40]!r}")
-            return address
-    return None
+        return sdp.parse_sdp(body)
+    except sdp.SdpError as exc:
+        raise SipError(exc.status, exc.reason, exc.extra) from None
 
 
 # ---------------------------------------------------------------------------- answers

@@ -191,3 +191,31 @@ async def test_options_is_answered_so_a_proxy_can_probe_the_gateway(phone) -> No
     assert f"Call-ID: {call_id}" in lines and "CSeq: 7 OPTIONS" in lines
     assert "Allow: INVITE, ACK, BYE, CANCEL, OPTIONS, INFO" in lines
     assert not phone.endpoint.live  # a probe is not a call
+
+
+def test_media_from_elsewhere_is_followed_only_once_the_current_source_is_quiet(
+    monkeypatch,
+) -> None:
+    client = G711Client({0: PayloadType.PCMU}, "127.0.0.1", free_udp_port(), "10.0.0.5", 4000, None)
+    clock = [100.0]
+    monkeypatch.setattr("telephony.adapter.time.monotonic", lambda: clock[0])
+
+    def packet_from(source: tuple[str, int], at: float) -> None:
+        clock[0] = at
+        client._latch(source)
+
+    # A phone on its SDP address, sending from another port (sipp does): not followed.
+    packet_from(("10.0.0.5", 6000), 100.0)
+    assert client.destination == ("10.0.0.5", 4000)
+    # A stray packet from elsewhere while the phone talks: ignored.
+    packet_from(("203.0.113.66", 9), 100.02)
+    assert client.destination == ("10.0.0.5", 4000)
+    # The phone falls quiet (its NAT mapping changed): its media is followed there.
+    packet_from(("198.51.100.7", 40000), 101.5)
+    assert client.destination == ("198.51.100.7", 40000)
+    packet_from(("203.0.113.66", 9), 101.52)  # and a stray cannot take it either
+    assert client.destination == ("198.51.100.7", 40000)
+    client.retarget("10.0.0.5", 4000)  # the same offer again (a resume): latch kept
+    assert client.destination == ("198.51.100.7", 40000)
+    client.retarget("10.0.0.9", 4002)  # a new place named: followed at once
+    assert client.destination == ("10.0.0.9", 4002)

@@ -229,8 +229,8 @@ async def test_an_odd_offer_from_another_address_is_answered_where_the_media_com
     assert answer.startswith("SIP/2.0 200 OK"), answer
     assert re.search(r"^m=audio \d+ RTP/AVP 0 8 101\r$", answer, re.M), answer
     assert call.remote_rtp is not None
-    # The greeting goes to 127.0.0.2, where nobody listens: nothing reaches the capture.
-    assert not capture.streams
+    # The greeting goes to 127.0.0.2, where nobody listens; the reply, once the
+    # caller's packets have come from elsewhere, follows them.
     speech = ulaw(tts, "Do you have any ibuprofen?")
     for n, offset in enumerate(range(0, len(speech), 240)):  # 30 ms packets, as offered
         capture.send(rtp(speech[offset : offset + 240], sequence=n), call.remote_rtp)
@@ -246,3 +246,22 @@ async def test_an_odd_offer_from_another_address_is_answered_where_the_media_com
     [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     assert summary.bad_packets == 0
     assert "ibuprofen" in summary.transcripts[0].lower()
+
+
+async def test_a_call_that_cannot_be_set_up_is_refused_busy_not_left_ringing(
+    capture, peer, stt, tts, tmp_path
+) -> None:
+    phone = await start_phone(tmp_path, stt, tts)
+
+    def broken(client_id: str):
+        raise RuntimeError("the swarm session could not be opened")
+
+    phone.endpoint.hooks = dataclasses.replace(phone.endpoint.hooks, responder=broken)
+    try:
+        call = Call(peer, capture, phone.target, "+15550170")
+        answer = await asyncio.wait_for(call.invite(), 10)
+        assert answer.startswith("SIP/2.0 486 Busy Here"), answer
+        assert not phone.endpoint.phone.calls and not phone.endpoint.live
+        assert phone.endpoint.phone.assignedPorts == []
+    finally:
+        await phone.stop()

@@ -29,7 +29,7 @@ DROPPED = None  # a response with no transaction, or a datagram too broken to ad
 
 AS_UAS: dict[str, int | None] = {
     # 3.1.1: valid syntax
-    "wsinv.dat": ANSWERED,
+    "wsinv.dat": 481,  # its To has a tag: inside a dialog the gateway has not got (12.2.2)
     "intmeth.dat": 501,
     "esc01.dat": ANSWERED,
     "escnull.dat": 405,  # REGISTER: a gateway is no registrar
@@ -102,6 +102,8 @@ def outcome(raw: bytes) -> tuple[int | None, sipmsg.SipMessage | None]:
         sipmsg.check_request(message)
     except SipError as exc:
         return exc.status, None
+    if message.method == "INVITE" and message.to.tag is not None:
+        return 481, message  # no call is open before the corpus: no dialog to be in
     return ANSWERED, message
 
 

@@ -208,3 +208,65 @@ def test_info_carries_a_key() -> None:
     assert sipmsg.info_dtmf(sipmsg.parse(raw)) == "5"
     raw = message(*lines, "Content-Type: application/dtmf", body="#")
     assert sipmsg.info_dtmf(sipmsg.parse(raw)) == "#"
+
+
+@pytest.mark.parametrize("number", ["²", "١٢", "9" * 5000])
+def test_numbers_are_ascii_and_short_or_refused(number: str) -> None:
+    """int() reads "²" and "١٢", and a 5,000-digit number slowly: none reaches it."""
+    for raw in (
+        message(*BASIC, body=SDP).replace(
+            f"Content-Length: {len(SDP)}".encode(), f"Content-Length: {number}".encode()
+        ),
+        message(*BASIC, f"Max-Forwards: {number}", body=SDP),
+        message(*BASIC, body=SDP).replace(b"CSeq: 1 INVITE", f"CSeq: {number} INVITE".encode()),
+        message(*BASIC, body=SDP.replace("m=audio 4000", f"m=audio {number}")),
+        message(*BASIC, body=SDP).replace(
+            b"127.0.0.1:5080;branch", f"127.0.0.1:{number};branch".encode()
+        ),
+    ):
+        with pytest.raises(SipError):
+            sipmsg.parse(raw)
+
+
+def test_ipv6_and_host_names_in_c_are_refused_with_488() -> None:
+    for address in ("IP6 2001:db8::1", "IP4 phone.example.com"):
+        with pytest.raises(SipError) as refused:
+            sipmsg.parse(
+                message(*BASIC, body=SDP.replace("IP4 127.0.0.1\r\nt=", f"{address}\r\nt="))
+            )
+        assert refused.value.status == 488
+
+
+def test_the_bye_goes_to_the_contact_through_the_record_route() -> None:
+    raw = message(
+        *BASIC,
+        "Record-Route: <sip:proxy1.example.com;lr>",
+        "Record-Route: <sip:proxy2.example.com;lr>",
+        body=SDP,
+    ).replace(
+        b"Contact: <sip:+15550100@127.0.0.1:5080>",
+        b'Contact: "A" <sip:+15550100@127.0.0.1:5080;transport=udp>;+sip.instance="<urn:x>"',
+    )
+    invite = sipmsg.parse(sipmsg.parse(raw).canonical())  # what pyVoIP keeps of the INVITE
+    bye = sipmsg.parse(
+        sipmsg.bye(
+            invite,
+            local_tag="ours",
+            via="SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bKb",
+            contact="<sip:g@127.0.0.1:5070>",
+            cseq=2,
+        )
+    )
+    assert bye.uri == "sip:+15550100@127.0.0.1:5080;transport=udp"
+    assert bye.all("Route") == ["<sip:proxy1.example.com;lr>, <sip:proxy2.example.com;lr>"]
+    assert (bye.from_.tag, bye.to.tag) == ("ours", "abc")  # From and To swapped
+    assert [v.host for v in bye.vias] == ["127.0.0.1"]  # our Via, not the caller's
+
+
+def test_contact_star_is_only_for_register() -> None:
+    with pytest.raises(SipError):
+        sipmsg.parse(
+            message(*BASIC, body=SDP).replace(
+                b"Contact: <sip:+15550100@127.0.0.1:5080>", b"Contact: *"
+            )
+        )
