@@ -209,7 +209,12 @@ def _for_pyvoip(address: NameAddr) -> str:
     if address.tag is not None:
         params.append(("tag", address.tag))
     uri = address.uri
-    if not uri.lower().startswith(("sip:", "sips:")):
+    scheme, _, rest = uri.partition(":")
+    if scheme.lower() in ("sip", "sips"):
+        # Schemes are case-insensitive (SIP:, Sip:), and pyVoIP splits on "sip:" alone:
+        # it reads no sips:, so a sips: caller is written sip: for it.
+        uri = "sip:" + rest
+    else:
         # pyVoIP reads only sip: addresses; a tel: caller keeps their number as the user.
         uri = f"sip:{address.user or 'anonymous'}@invalid;user=phone"
     uri = re.sub(r";tag=", ";tag_=", uri, flags=re.IGNORECASE)

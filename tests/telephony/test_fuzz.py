@@ -93,7 +93,7 @@ NASTY = [
     b"<", b">", b'"', b"\\", b"/", b"@", b"%", b"%00", b"\x00", b"\xff\xfe", b"\xc3",
     b"tag=", b";tag=", b"sip:", b"SIP/2.0", b"0", b"-1", b"4294967296", b"99999999999",
     b"\r\n\r\n", b"m=audio", b"c=IN IP4 ", b"a=rtpmap:", b" / ", b"a" * 300,
-    "²".encode(), "١٢".encode(), b"9" * 5000, b"IP6 ::1", b"*",
+    "²".encode(), "١٢".encode(), b"9" * 5000, b"IP6 ::1", b"*", b"SIP:", b"sips:",
 ]  # fmt: skip
 
 
