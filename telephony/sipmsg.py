@@ -12,9 +12,12 @@ datagram is read here first, by the grammar of RFC 3261 section 25 and RFC 4566:
 - an accepted message is written back in the one shape pyVoIP reads (`canonical`):
   full header names, one ``Name: value`` a line, one Via a line, From and To as
   ``"name" <uri>;params;tag=…``, and an SDP offer cut down to the audio pyVoIP can
-  answer (`SdpOffer`).
+  answer (`sdp.SdpOffer`).
 
 Pure: bytes in, values out. docs/telephony.md says why this, and not a new SIP stack.
+Longer than most modules because RFC 3261's grammar is one piece (the start line,
+headers, name-addrs, Via, parameters and the answers built from them refer to each
+other); the SDP half is `telephony.sdp`.
 """
 
 from __future__ import annotations
