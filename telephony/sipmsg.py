@@ -87,6 +87,10 @@ REASONS = {
 }  # fmt: skip
 
 
+def _render(params: tuple[tuple[str, str | None], ...]) -> str:
+    return "".join(f";{k}" if v is None else f";{k}={v}" for k, v in params)
+
+
 @dataclass(frozen=True, slots=True)
 class NameAddr:
     """From, To or Contact: ``"display" <uri>;params``, or an addr-spec with params."""
@@ -114,8 +118,7 @@ class NameAddr:
     def text(self) -> str:
         escaped = (self.display or "").replace("\\", "\\\\").replace('"', '\\"')
         name = f'"{escaped}" ' if self.display else ""
-        params = "".join(f";{k}" if v is None else f";{k}={v}" for k, v in self.params)
-        return f"{name}<{self.uri}>{params}"
+        return f"{name}<{self.uri}>{_render(self.params)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +130,7 @@ class Via:
 
     def text(self) -> str:
         port = f":{self.port}" if self.port is not None else ""
-        params = "".join(f";{k}" if v is None else f";{k}={v}" for k, v in self.params)
-        return f"SIP/2.0/{self.transport} {self.host}{port}{params}"
+        return f"SIP/2.0/{self.transport} {self.host}{port}{_render(self.params)}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,11 +23,13 @@ import wave
 from dataclasses import dataclass
 from pathlib import Path
 
+from .sipp import free_udp_port
+
 TIMEOUT_S = 30
 
 
-def free_port(kind: int = socket.SOCK_DGRAM) -> int:
-    with socket.socket(socket.AF_INET, kind) as s:
+def free_tcp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
@@ -77,8 +79,8 @@ class Baresip:
         if shutil.which("baresip") is None:
             raise RuntimeError("baresip is not installed: `make system-deps` installs it")
         (directory / "rec").mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (a test's tmp dir)
-        control = free_port(socket.SOCK_STREAM)
-        sip = free_port()
+        control = free_tcp_port()
+        sip = free_udp_port()
         (directory / "accounts").write_text(
             "<sip:caller@127.0.0.1>;regint=0;answermode=auto;audio_codecs=PCMU,PCMA\n"
         )
@@ -283,7 +285,7 @@ class Linphonec:
             raise RuntimeError("linphonec is not installed: `make system-deps` installs it")
         directory.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (a test's tmp dir)
         rc = directory / "linphonerc"  # linphonec rewrites it: a fresh one each start
-        rc.write_text(LINPHONERC.format(sip=free_port()))
+        rc.write_text(LINPHONERC.format(sip=free_udp_port()))
         process = await asyncio.create_subprocess_exec(
             "linphonec",
             "-c",

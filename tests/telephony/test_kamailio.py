@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import start_phone
+from .conftest import Phone, start_phone
 from .sipp import free_udp_port, scenario, sipp
 from .softphones import Baresip
 from .test_sipp_calls import caller_turns, heard, said_in_db, times_said
@@ -147,19 +147,24 @@ async def test_a_call_through_kamailio_as_registrar_and_proxy(
     assert times_said(words, "ibuprofen") >= 1, words
 
 
-async def test_registered_with_a_password_and_called_by_a_softphone_through_kamailio(
-    kamailio_with_auth, stt, tts, tmp_path
-) -> None:
-    kamailio = kamailio_with_auth
-    phone = await start_phone(
+async def registering(kamailio: Kamailio, password: str, tmp_path, stt, tts) -> Phone:
+    """A gateway that registers with kamailio as "pharmacy", with this password."""
+    return await start_phone(
         tmp_path,
         stt,
         tts,
         server="127.0.0.1",
         server_port=kamailio.port,
         username="pharmacy",
-        password=PASSWORD,
+        password=password,
     )
+
+
+async def test_registered_with_a_password_and_called_by_a_softphone_through_kamailio(
+    kamailio_with_auth, stt, tts, tmp_path
+) -> None:
+    kamailio = kamailio_with_auth
+    phone = await registering(kamailio, PASSWORD, tmp_path, stt, tts)
     softphone = await Baresip.start(tmp_path / "baresip", caller_voice(tmp_path / "voice.wav"))
     try:
         # Challenged first, then let in on the digest of the right password.
@@ -184,15 +189,7 @@ async def test_a_wrong_password_is_refused_and_the_gateway_says_so(
     kamailio_with_auth, stt, tts, tmp_path
 ) -> None:
     kamailio = kamailio_with_auth
-    phone = await start_phone(
-        tmp_path,
-        stt,
-        tts,
-        server="127.0.0.1",
-        server_port=kamailio.port,
-        username="pharmacy",
-        password="not-the-password",
-    )
+    phone = await registering(kamailio, "not-the-password", tmp_path, stt, tts)
     try:
         await asyncio.wait_for(kamailio.logged(r"challenged sip:pharmacy@"), 20)
         await asyncio.wait_for(phone.endpoint.registration_failed.wait(), 30)
