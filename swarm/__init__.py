@@ -11,6 +11,7 @@ from swarm._completion import (
     CompletionTiming,
     FunctionBackend,
     TextDelta,
+    WarmingBackend,
 )
 from swarm._connection import Connection
 from swarm._engine import Engine
@@ -90,6 +91,7 @@ __all__ = [
     "CompletionArgs",
     "CompletionTiming",
     "CompletionBackend",
+    "WarmingBackend",
     "CompletionChunk",
     "CompletionError",
     "CompletionTimeout",

@@ -59,6 +59,16 @@ class CompletionBackend(Protocol):
         ...
 
 
+@runtime_checkable
+class WarmingBackend(Protocol):
+    """A backend that may still be warming an agent when the first caller arrives."""
+
+    async def ready(self, agent: str) -> bool:
+        """Return once a completion for `agent` would not wait for a warm-up: True if it
+        warmed, False if the warm-up failed (its completions will say why)."""
+        ...
+
+
 GetCompletion = Callable[[CompletionArgs], Awaitable["AssistantMessage | Mapping[str, Any]"]]
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
-from swarm._completion import CompletionArgs, CompletionTiming, TextDelta
+from swarm._completion import CompletionArgs, CompletionTiming, TextDelta, WarmingBackend
 from swarm._guard import SpeechGuard
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import extract_tool_calls, find_leak
@@ -92,6 +92,11 @@ class Budget:
 
     def remaining(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def postpone(self, seconds: float) -> None:
+        """The caller's wait for a model that was still warming is not the model's slowness."""
+        if self.deadline is not None:
+            self.deadline += seconds
 
     @property
     def spent(self) -> bool:
@@ -344,6 +349,10 @@ class Runner:
             ),
         )
         backend = self.session.registry.completions[agent.completion]
+        if isinstance(backend, WarmingBackend):
+            waiting = time.monotonic()
+            await backend.ready(agent.name)
+            self.turn.budget.postpone(time.monotonic() - waiting)
         final: AssistantMessage | None = None
         started = time.perf_counter()
         self.turn.budget.model_calls += 1

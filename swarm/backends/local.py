@@ -9,18 +9,24 @@ agent's prompt prefix stays warm whichever caller it serves.
 
 Two cores cannot run two inferences faster than one, so one lock serialises
 all of them; each runs in a worker thread, never on the event loop.
+
+Warming: a gateway serves before its agents' prompts are read. `begin_warm_up`
+reads them in the background (or loads them from `llama_state`, seconds faster),
+and `ready(agent)` lets a caller's turn wait for its agent rather than for the
+whole set. Between two agents the warm-up lets waiting callers go first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
 import re
 import threading
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +34,7 @@ from typing import Any
 from swarm._completion import CompletionArgs, CompletionChunk, TextDelta
 from swarm._messages import AssistantMessage
 from swarm.backends.llama_sampling import check_grammar_second
+from swarm.backends.llama_state import StateCache, file_sha256
 from swarm.errors import CompletionError
 
 log = logging.getLogger("swarm.local")
@@ -73,18 +80,50 @@ def output_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
     return "root ::= call | speech\n" + calls + "\n" + _SPEECH_RULE + "\n"
 
 
+def _set_from_thread(loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
+    with contextlib.suppress(RuntimeError):  # the loop is gone: the process is stopping
+        loop.call_soon_threadsafe(event.set)
+
+
 def _shown_tools(args: CompletionArgs) -> list[dict[str, Any]] | None:
     return list(args.prompt_tools or args.tools) or None
 
 
 class LlamaCppBackend:
-    def __init__(self, model_path: Path, options: LocalModelOptions | None = None) -> None:
-        self.model_path = Path(model_path)
+    def __init__(
+        self,
+        model_path: Path | Callable[[], Path],
+        options: LocalModelOptions | None = None,
+        *,
+        state_dir: Path | None = None,
+        model_sha256: str | None = None,
+    ) -> None:
+        """`model_path` may be a function, called once in the background: assembling the
+        bundled model on a first start takes seconds the gateway need not wait for.
+        `state_dir`: where warmed prompts are saved; None saves nothing."""
+        self._model_path = model_path if callable(model_path) else Path(model_path)
         self.options = options or LocalModelOptions()
+        self._state_dir, self._model_sha256 = state_dir, model_sha256
+        self._states: StateCache | None = None
         self._instances: dict[str, Any] = {}
         self._grammars: dict[str, Any] = {}
         self._lock = threading.Lock()
+        # Callers inside `_generate` (waiting for the lock or holding it): the warm-up
+        # waits for none before its next agent.
+        self._demand = 0
+        self._quiet = threading.Condition()
+        self._gated = 0  # turns waiting in `ready` (changed on the event loop only)
+        self._warming: dict[str, asyncio.Event] = {}
+        self._warm_failed: set[str] = set()
+        self._warm_tasks: list[asyncio.Task[None]] = []
+        self._closing = threading.Event()
         self.stats: dict[str, list[float]] = {}
+
+    @property
+    def model_path(self) -> Path:
+        if callable(self._model_path):
+            self._model_path = Path(self._model_path())
+        return self._model_path
 
     # --- loading ------------------------------------------------------------------------------
 
@@ -130,23 +169,117 @@ class LlamaCppBackend:
         self._instances[agent] = llama
         return llama
 
+    def begin_warm_up(self, prefixes: Sequence[CompletionArgs]) -> asyncio.Task[None]:
+        """Read (or load) each agent's prompt prefix in the background, in the order given;
+        until an agent's is done, `ready(agent)` waits."""
+        for args in prefixes:
+            self._warming.setdefault(args.agent_name, asyncio.Event())
+        task = asyncio.get_running_loop().create_task(self.warm_up(prefixes))
+        self._warm_tasks.append(task)
+        return task
+
+    async def aclose(self) -> None:
+        """Stop warming after the agent in hand (a prompt being read cannot be cut)."""
+        self._closing.set()
+        with self._quiet:
+            self._quiet.notify_all()
+        await asyncio.gather(*self._warm_tasks, return_exceptions=True)
+
+    async def ready(self, agent: str) -> bool:
+        """Return once `agent`'s prompt is warm, or its warm-up failed (then False)."""
+        event = self._warming.get(agent)
+        if event is not None and not event.is_set():
+            self._gated += 1
+            try:
+                await event.wait()
+            finally:
+                self._gated -= 1
+        return agent not in self._warm_failed
+
     async def warm_up(self, prefixes: Sequence[CompletionArgs]) -> None:
-        """Load each agent's instance and read its prompt prefix once, before the first caller."""
+        """Load each agent's instance and read its prompt prefix once, before its first caller."""
+        loop = asyncio.get_running_loop()
+        events = [self._warming.setdefault(a.agent_name, asyncio.Event()) for a in prefixes]
 
         def work() -> None:
-            for args in prefixes:
-                with self._lock:
-                    started = time.perf_counter()
-                    self._instance(args.agent_name).create_chat_completion(
-                        messages=list(args.messages), tools=_shown_tools(args), max_tokens=1
-                    )
-                    log.info(
-                        "local_warmed agent=%s ms=%.0f",
-                        args.agent_name,
-                        (time.perf_counter() - started) * 1000,
-                    )
+            for args, event in zip(prefixes, events, strict=True):
+                if self._closing.is_set():
+                    _set_from_thread(loop, event)
+                    continue
+                try:
+                    with self._lock:
+                        self._warm_one(args)
+                except Exception as exc:  # the agent's first turn meets it again, and rescues
+                    self._warm_failed.add(args.agent_name)
+                    log.warning("local_warm_failed agent=%s error=%r", args.agent_name, exc)
+                finally:
+                    waited_on = self._gated > 0  # they cannot leave before the event is set
+                    _set_from_thread(loop, event)
+                # Callers before the next agent: those this agent released reach the lock
+                # within milliseconds; both waits are bounded, so a busy line, or a turn
+                # cancelled in between, cannot starve the next agent.
+                with self._quiet:
+                    if waited_on:
+                        self._quiet.wait_for(self._callers_came, timeout=2)
+                    self._quiet.wait_for(self._callers_gone, timeout=30)
 
         await asyncio.to_thread(work)
+
+    def _callers_came(self) -> bool:
+        return self._demand > 0 or self._closing.is_set()
+
+    def _callers_gone(self) -> bool:
+        return self._demand == 0 or self._closing.is_set()
+
+    def _warm_one(self, args: CompletionArgs) -> None:
+        started = time.perf_counter()
+        llama = self._instance(args.agent_name)
+        tools = _shown_tools(args)
+        states, path = self._state_cache(), None
+        if states is not None:
+            path = states.path(
+                args.agent_name,
+                states.key(
+                    args.messages,
+                    tools,
+                    {
+                        "n_ctx": self.options.n_ctx,
+                        "n_batch": self.options.n_batch,
+                        "chat_format": self.options.chat_format,
+                    },
+                ),
+            )
+            tokens = states.load(llama, path)
+            if tokens is not None:
+                log.info(
+                    "local_state_loaded agent=%s tokens=%d ms=%.0f",
+                    args.agent_name,
+                    tokens,
+                    (time.perf_counter() - started) * 1000,
+                )
+                return
+        llama.create_chat_completion(messages=list(args.messages), tools=tools, max_tokens=1)
+        log.info(
+            "local_warmed agent=%s tokens=%d ms=%.0f",
+            args.agent_name,
+            llama.n_tokens,
+            (time.perf_counter() - started) * 1000,
+        )
+        if states is not None and path is not None:
+            try:
+                size = states.save(llama, path)
+            except OSError as exc:  # a full or read-only disk: warm, just not saved
+                log.warning("local_state_not_saved agent=%s error=%s", args.agent_name, exc)
+            else:
+                log.info("local_state_saved agent=%s bytes=%d", args.agent_name, size)
+
+    def _state_cache(self) -> StateCache | None:
+        if self._state_dir is None:
+            return None
+        if self._states is None:
+            sha = self._model_sha256 or file_sha256(self.model_path)
+            self._states = StateCache(self._state_dir, sha)
+        return self._states
 
     def _grammar(self, tools: Sequence[Mapping[str, Any]]) -> Any:
         if not self.options.constrain:
@@ -194,6 +327,19 @@ class LlamaCppBackend:
             await asyncio.shield(worker)
 
     def _generate(
+        self, args: CompletionArgs, cancelled: threading.Event, put: Any
+    ) -> AssistantMessage:
+        with self._quiet:
+            self._demand += 1
+            self._quiet.notify_all()
+        try:
+            return self._generate_locked(args, cancelled, put)
+        finally:
+            with self._quiet:
+                self._demand -= 1
+                self._quiet.notify_all()
+
+    def _generate_locked(
         self, args: CompletionArgs, cancelled: threading.Event, put: Any
     ) -> AssistantMessage:
         with self._lock:
