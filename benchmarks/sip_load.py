@@ -186,7 +186,8 @@ async def main() -> None:
         )
         assert gateway.stdout is not None and gateway.stderr is not None
         log = GatewayLog(gateway.stderr)
-        while b"serving on" not in await gateway.stdout.readline():
+        # The phone line opens once the voice is loaded, after the web.
+        while b"answering SIP" not in await gateway.stdout.readline():
             pass
         rows = []
         for n in [int(x) for x in args.calls.split(",")]:

@@ -32,6 +32,7 @@ from models.search import catalogue_vocabulary
 from voice.resample import resample
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
+from web.gateway import VoiceEngines
 
 
 async def one_caller(url: str, client_id: str, audio: bytes, delay: float) -> float:
@@ -86,7 +87,7 @@ async def main(counts: list[int], spread: float, provider: str) -> None:
         print(f"provider {provider}; arrivals spread over {spread:g} s; no sentence cache")
         print(f"{'callers':>7} {'p50':>7} {'p95':>7} {'errors':>7}")
         try:
-            async with serving(make_gateway(services, (stt, tts))) as url:
+            async with serving(make_gateway(services, VoiceEngines(stt, tts))) as url:
                 for n in counts:
                     results = await asyncio.gather(
                         *(

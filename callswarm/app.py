@@ -5,8 +5,10 @@ Everything heavy is built here once per process and handed down.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sqlalchemy.engine import Engine as Database
 
@@ -16,7 +18,7 @@ from agents.prompts import greeting
 from agents.safety import SafetyLines
 from agents.scripted import pharmacy_script
 from agents.tools.navigation import SALES, TRIAGE
-from callswarm.bundled import BUNDLED, ensure_model
+from callswarm.bundled import BUNDLED, assembled, ensure_model, installed_parts
 from callswarm.settings import Provider, Settings
 from models import SqlSessionStore, make_engine
 from models.catalogue import catalogue_is_empty, load_catalogue
@@ -34,20 +36,30 @@ class Services:
     greeting: str
     backends: dict[str, CompletionBackend] = field(default_factory=dict)
 
-    async def warm_up(self) -> None:
-        """Read each agent's prompt into its local model once, before the first caller."""
+    def begin_warm_up(self) -> list[asyncio.Task[None]]:
+        """Start reading each agent's prompt into its local model, the default agent first;
+        a caller's turn waits only for its own agent (`WarmingBackend.ready`)."""
         from swarm.backends.local import LlamaCppBackend
 
         registry = self.engine.registry
-        for name, backend in self.backends.items():
-            if isinstance(backend, LlamaCppBackend):
-                await backend.warm_up(
-                    [
-                        self.engine.prefix_args(self.swarm, agent)
-                        for agent in registry.swarms[self.swarm].agents
-                        if registry.agents[agent].completion == name
-                    ]
-                )
+        spec = registry.swarms[self.swarm]
+        order = sorted(spec.agents, key=lambda agent: agent != spec.default_agent)
+        return [
+            backend.begin_warm_up(
+                [
+                    self.engine.prefix_args(self.swarm, agent)
+                    for agent in order
+                    if registry.agents[agent].completion == name
+                ]
+            )
+            for name, backend in self.backends.items()
+            if isinstance(backend, LlamaCppBackend)
+        ]
+
+    async def warm_up(self) -> None:
+        """Warm every agent and return when all are done."""
+        for task in self.begin_warm_up():
+            await task
 
     async def aclose(self) -> None:
         await self.engine.aclose()
@@ -80,12 +92,22 @@ def make_backend(settings: Settings, provider: Provider) -> CompletionBackend:
         )
     from swarm.backends.local import LlamaCppBackend, LocalModelOptions
 
-    path = settings.local_model_path or ensure_model(
-        BUNDLED[settings.local_model], settings.data_dir
-    )
-    return LlamaCppBackend(
-        path, LocalModelOptions(n_ctx=settings.local_context, n_threads=settings.local_threads)
-    )
+    options = LocalModelOptions(n_ctx=settings.local_context, n_threads=settings.local_threads)
+    states = settings.data_dir / "llama-state"
+    if settings.local_model_path is not None:
+        return LlamaCppBackend(settings.local_model_path, options, state_dir=states)
+    bundled = BUNDLED[settings.local_model]
+    path = assembled(bundled, settings.data_dir)
+    if path is None:
+        installed_parts(bundled)  # a missing package is told now, not at the first caller
+
+        def assemble() -> Path:
+            # The first start copies and checks half a gigabyte: in the warm-up, not before
+            # the socket opens. No progress bar: it would interleave with the log.
+            return ensure_model(bundled, settings.data_dir, progress=lambda done, total: None)
+
+        return LlamaCppBackend(assemble, options, state_dir=states, model_sha256=bundled.sha256)
+    return LlamaCppBackend(path, options, state_dir=states, model_sha256=bundled.sha256)
 
 
 def open_database(settings: Settings) -> Database:

@@ -93,16 +93,31 @@ def model_path(model: SplitModel, data_dir: Path) -> Path:
     return data_dir / "models" / model.filename
 
 
-def ensure_model(model: SplitModel, data_dir: Path, progress: Progress | None = None) -> Path:
-    """Return the assembled file, building it from the installed parts if needed."""
+def assembled(model: SplitModel, data_dir: Path) -> Path | None:
+    """The verified file if it is already in place; None if it must be assembled."""
     target = model_path(model, data_dir)
     marker = target.with_suffix(target.suffix + ".verified")
     if target.is_file() and marker.is_file() and target.stat().st_size == model.size:
         return target
+    return None
+
+
+def installed_parts(model: SplitModel) -> list[Path]:
+    """The parts' files; ModelUnavailable, saying what to install, if one is missing."""
     try:
-        parts = [_part_path(package, inner) for package, inner in model.parts]
+        return [_part_path(package, inner) for package, inner in model.parts]
     except ModelUnavailable as exc:
         raise ModelUnavailable(f"{model.name}: {exc}; {model.install_hint}") from exc
+
+
+def ensure_model(model: SplitModel, data_dir: Path, progress: Progress | None = None) -> Path:
+    """Return the assembled file, building it from the installed parts if needed."""
+    ready = assembled(model, data_dir)
+    if ready is not None:
+        return ready
+    target = model_path(model, data_dir)
+    marker = target.with_suffix(target.suffix + ".verified")
+    parts = installed_parts(model)
     total = sum(p.stat().st_size for p in parts)
     progress = progress or ProgressBar()
     if total != model.size:

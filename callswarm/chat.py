@@ -55,7 +55,8 @@ async def run_chat(settings: Settings, client_id: str, *, json_output: bool) -> 
             if line:
                 print(line, flush=True)
 
-    await services.warm_up()
+    # The greeting is code: it needs no model. The first turn waits for its agent's.
+    services.begin_warm_up()
     with engine.bus.subscribe(maxsize=10_000) as events:
         try:
             if not await session.get_raw_history():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 import socket
@@ -18,6 +19,7 @@ from callswarm.app import Services, build_services
 from callswarm.heap import settle_heap, unsettle_heap
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks, turn_sink
+from callswarm.warmup import Step, VoiceLoader, Warmup
 from models.search import catalogue_vocabulary
 from telephony import SipConfig, SipEndpoint
 from voice.stt import WhisperSTT, bundled_whisper, bundled_whisper_base
@@ -25,6 +27,7 @@ from voice.tts import PiperTTS, bundled_voice
 from voice.turn import EndOfTurn, SmartTurn, installed_smart_turn
 from web import Gateway, create_app
 from web.auth import OperatorAuth
+from web.gateway import VoiceEngines, Warm, Warming
 from web.journal import Journal
 from web.live import CallOptions, LiveCalls
 from web.metrics import Metrics
@@ -38,14 +41,33 @@ def whisper_path(settings: Settings) -> Path:
     return bundled_whisper()
 
 
-def voice_engines(services: Services) -> tuple[WhisperSTT, PiperTTS]:
-    with DbSession(services.db) as db:
-        vocabulary = catalogue_vocabulary(db)
-    stt = WhisperSTT(whisper_path(services.settings), vocabulary=vocabulary)
-    tts = PiperTTS(bundled_voice())
-    stt.warm_up()
-    tts.warm_up()
-    return stt, tts
+def voice_loader(services: Services) -> VoiceLoader:
+    """Piper first (the greeting needs it), then Whisper, then the end-of-turn model."""
+    settings = services.settings
+
+    def load(step: Step) -> VoiceEngines:
+        def piper() -> PiperTTS:
+            tts = PiperTTS(bundled_voice())
+            tts.warm_up()
+            return tts
+
+        def whisper() -> WhisperSTT:
+            with DbSession(services.db) as db:
+                vocabulary = catalogue_vocabulary(db)
+            stt = WhisperSTT(whisper_path(settings), vocabulary=vocabulary)
+            stt.warm_up()
+            return stt
+
+        tts = step("piper", piper)
+        stt = step("whisper", whisper)
+        return VoiceEngines(stt, tts, step("end_of_turn", lambda: end_of_turn(settings)))
+
+    return load
+
+
+def voice_engines(services: Services) -> VoiceEngines:
+    """All loaded now, before serving: for benchmarks and tests."""
+    return voice_loader(services)(lambda name, load: load())
 
 
 def end_of_turn(settings: Settings) -> EndOfTurn | None:
@@ -83,13 +105,13 @@ def operator_auth(settings: Settings, db: Database | None = None) -> OperatorAut
 
 def make_gateway(
     services: Services,
-    engines: tuple[WhisperSTT | None, PiperTTS | None] = (None, None),
-    turn: EndOfTurn | None = None,
+    engines: VoiceEngines | None = None,
+    warming: Warming | None = None,
 ) -> Gateway:
-    """`engines`: the shared Whisper and Piper, or (None, None) for a text-only gateway.
+    """`engines`: loaded voice engines, or None for a text-only gateway; `warming`
+    instead: engines that load while the gateway serves (`serve`).
 
     Starts the console's journal, so it is called on the running event loop."""
-    stt, tts = engines
     settings = services.settings
     engine, swarm = services.engine, services.swarm
     calls = live_calls(services)
@@ -102,10 +124,8 @@ def make_gateway(
     # The timing hooks, all wired here. Histograms are thread-safe: Whisper and Piper
     # report from their worker threads.
     engine.on_completion = metrics.completion
-    if stt is not None and tts is not None:
-        stt.on_decode, tts.on_synthesis = metrics.stt.observe, metrics.tts.observe
-    if isinstance(turn, SmartTurn):
-        turn.on_decision = metrics.turn.observe
+    if engines is not None:
+        time_engines(metrics, engines)
 
     def responder(client_id: str) -> SwarmResponder:
         return SwarmResponder(engine.session(client_id, swarm))
@@ -115,8 +135,6 @@ def make_gateway(
         swarm=swarm,
         db=services.db,
         greeting=services.greeting,
-        stt=stt,
-        tts=tts,
         responder=responder,
         record_turn=turn_sink(recorder, calls),
         calls=calls,
@@ -124,13 +142,19 @@ def make_gateway(
         auth=operator_auth(settings, services.db),
         metrics=metrics,
         heartbeat_s=settings.sse_heartbeat,
-        turn=turn,
+        warming=warming or Warm(engines),
         info={
             "version": __version__,
             "providers": sorted(services.backends),
             "shop": services.settings.shop_name,
         },
     )
+
+
+def time_engines(metrics: Metrics, engines: VoiceEngines) -> None:
+    engines.stt.on_decode, engines.tts.on_synthesis = metrics.stt.observe, metrics.tts.observe
+    if isinstance(engines.turn, SmartTurn):
+        engines.turn.on_decision = metrics.turn.observe
 
 
 def sip_config(settings: Settings) -> SipConfig:
@@ -163,17 +187,12 @@ def live_calls(services: Services) -> LiveCalls:
 
 
 def sip_endpoint(
-    services: Services,
-    engines: tuple[WhisperSTT, PiperTTS],
-    config: SipConfig,
-    calls: LiveCalls,
-    turn: EndOfTurn | None = None,
+    services: Services, engines: VoiceEngines, config: SipConfig, calls: LiveCalls
 ) -> SipEndpoint:
     hooks = phone_hooks(
         services.engine, services.swarm, services.greeting, TurnRecorder(services.db), calls
     )
-    stt, tts = engines
-    return SipEndpoint(config, hooks, stt=stt, tts=tts, turn=turn)
+    return SipEndpoint(config, hooks, stt=engines.stt, tts=engines.tts, turn=engines.turn)
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -182,11 +201,14 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 async def serve(settings: Settings, *, announce: Callable[[str], None] = print) -> None:
+    """Serve as soon as the database is ready; the models load behind the open socket
+    (`callswarm.warmup`), and callers who come meanwhile are greeted and then wait."""
     if settings.sip and not settings.voice:
         raise ValueError("SIP calls need voice: drop --no-voice or CALLSWARM_VOICE=false")
     services = build_services(settings)
     phone: SipEndpoint | None = None
     gateway: Gateway | None = None
+    background: list[asyncio.Task[None]] = []
     stopped = False
 
     def close_streams() -> None:
@@ -199,6 +221,9 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         if stopped:
             return
         stopped = True
+        for task in background:
+            task.cancel()
+        await asyncio.gather(*background, return_exceptions=True)
         if phone is not None:
             await phone.stop()  # live calls get a BYE; what they committed stays
         if gateway is not None:
@@ -207,23 +232,35 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         unsettle_heap()  # for a process that goes on without the gateway
         log.info("gateway_stopped")
 
+    async def warm(warmup: Warmup, gateway: Gateway) -> None:
+        nonlocal phone
+        if settings.voice:
+            try:
+                engines = await warmup.voice()
+            except RuntimeError:
+                engines = None  # logged by the warm-up; web callers are told
+            if engines is not None:
+                time_engines(gateway.metrics, engines)
+                # Out of the collector's way before the first phone call's audio.
+                settle_heap()
+                if settings.sip:
+                    started = sip_endpoint(services, engines, sip_config(settings), gateway.calls)
+                    await started.start()
+                    phone = started
+                    announce(f"callswarm answering SIP on {settings.sip_host}:{settings.sip_port}")
+        await warmup.wait()
+        settle_heap()  # the models' warm-up made more that lives as long as the process
+
     try:
-        await services.warm_up()
-        engines = voice_engines(services) if settings.voice else (None, None)
-        turn = end_of_turn(settings) if settings.voice else None
-        gateway = make_gateway(services, engines, turn)
+        warmup = Warmup(services, voice_loader(services) if settings.voice else None)
+        gateway = make_gateway(services, warming=warmup)
         app = create_app(gateway)
-        settle_heap()  # before the first caller: collector pauses are gaps in their audio
         sock = listen(settings.host, settings.port)
         host, port = sock.getsockname()[:2]
         config = uvicorn.Config(app, log_config=None, lifespan="off", ws_max_size=1 << 20)
         server = _Server(config, close_streams, stop)
-        if settings.sip:
-            stt, tts = engines
-            assert stt is not None and tts is not None
-            phone = sip_endpoint(services, (stt, tts), sip_config(settings), gateway.calls, turn)
-            await phone.start()
-            announce(f"callswarm answering SIP on {settings.sip_host}:{settings.sip_port}")
+        loop = asyncio.get_running_loop()
+        background += [loop.create_task(warmup.run()), loop.create_task(warm(warmup, gateway))]
         if settings.operator_token or settings.operator_password:
             announce(f"operator console on http://{host}:{port}/console")
         else:

@@ -10,7 +10,7 @@ from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from web import auth, console_api, metrics, shop_api, sse, text_socket, voice_socket
-from web.gateway import Gateway
+from web.gateway import Gateway, Readiness
 
 STATIC = Path(__file__).parent / "static"
 
@@ -38,6 +38,13 @@ def create_app(gateway: Gateway) -> FastAPI:
     async def ping() -> dict[str, bool]:
         return {"ok": True}
 
+    @app.get("/api/ready", tags=["gateway"])
+    async def ready(request: Request) -> Readiness:
+        """What is still warming. The gateway serves meanwhile: callers are greeted, and
+        their first turn waits for its model."""
+        gateway: Gateway = request.app.state.gateway
+        return gateway.warming.readiness()
+
     @app.get("/api/info", tags=["gateway"])
     async def info(request: Request) -> dict[str, Any]:
         """The swarm, its agents and their tools, and the agency's mission."""
@@ -56,7 +63,7 @@ def create_app(gateway: Gateway) -> FastAPI:
                 }
                 for name in spec.agents
             ],
-            "voice": gateway.stt is not None and gateway.tts is not None,
+            "voice": gateway.warming.has_voice,
             **{k: v for k, v in gateway.info.items() if k != "version"},
             "version": app.version,
         }

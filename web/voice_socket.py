@@ -33,7 +33,7 @@ from voice.events import (
 )
 from voice.frames import SUPPORTED_RATES, AudioFrame
 from voice.session import VoiceSession
-from web.gateway import Gateway
+from web.gateway import Gateway, VoiceEngines
 from web.ids import web_client_id
 
 log = logging.getLogger("web.voice")
@@ -73,33 +73,52 @@ async def voice_socket(websocket: WebSocket, client_id: str) -> None:
     if not web_client_id(client_id):
         await websocket.close(code=1008, reason="invalid client id")
         return
-    if gateway.stt is None or gateway.tts is None:
+    if not gateway.warming.has_voice:
         await websocket.close(code=1011, reason="voice is not enabled on this gateway")
         return
     connections: Connections = websocket.app.state.voice_connections
     await websocket.accept()
-    connection = VoiceConnection(websocket, gateway, client_id)
+    try:
+        engines = await _engines(websocket, gateway, client_id)
+    except RuntimeError as exc:
+        log.error("voice_unavailable client_id=%s error=%s", client_id, exc)
+        await websocket.close(code=1011, reason="voice could not be loaded")
+        return
+    connection = VoiceConnection(websocket, gateway, client_id, engines)
     await connections.take(connection)
     try:
         await connection.run()
+    except WebSocketDisconnect:
+        log.info("voice_left_while_warming client_id=%s", client_id)
     finally:
         connections.release(connection)
 
 
+async def _engines(websocket: WebSocket, gateway: Gateway, client_id: str) -> VoiceEngines:
+    """The loaded engines; a caller who came during the warm-up is told, and waits. What
+    they send meanwhile (their `start`) stays queued in the socket until then."""
+    readiness = gateway.warming.readiness()
+    if not readiness.voice:
+        log.info("voice_waits_for_warm_up client_id=%s", client_id)
+        await websocket.send_text(json.dumps({"type": "warming", "stages": dict(readiness.stages)}))
+    return await gateway.warming.voice()
+
+
 class VoiceConnection:
-    def __init__(self, websocket: WebSocket, gateway: Gateway, client_id: str) -> None:
+    def __init__(
+        self, websocket: WebSocket, gateway: Gateway, client_id: str, engines: VoiceEngines
+    ) -> None:
         self.websocket = websocket
         self.gateway = gateway
         self.client_id = client_id
         self.rate: int | None = None  # set by `start`
         self.session = gateway.engine.session(client_id, gateway.swarm)
-        assert gateway.stt is not None and gateway.tts is not None
         self.voice = VoiceSession(
             client_id,
             gateway.calls.responder(client_id, gateway.responder(client_id)),
-            stt=gateway.stt,
-            tts=gateway.tts,
-            turn=gateway.turn,
+            stt=engines.stt,
+            tts=engines.tts,
+            turn=engines.turn,
             output_rate=OUTPUT_RATE,
         )
         self._agent = ""

@@ -12,6 +12,7 @@ from callswarm.heap import settle_heap, unsettle_heap
 from callswarm.serve import live_calls, sip_endpoint
 from callswarm.settings import Settings
 from telephony import SipConfig, SipEndpoint
+from web.gateway import VoiceEngines
 from web.live import LiveCalls
 
 from .sipp import Capture, free_udp_port
@@ -40,7 +41,7 @@ async def start_phone(tmp_path, stt, tts, settings: Settings | None = None, **co
     await services.warm_up()
     sip = SipConfig(port=free_udp_port(), rtp_ports=(31000, 31999), **config)
     calls = live_calls(services)
-    endpoint = sip_endpoint(services, (stt, tts), sip, calls)
+    endpoint = sip_endpoint(services, VoiceEngines(stt, tts), sip, calls)
     await endpoint.start()
     settle_heap()  # as `callswarm serve` does before its first caller
     return Phone(services, endpoint, sip, calls)

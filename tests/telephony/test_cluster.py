@@ -76,11 +76,12 @@ async def start_instance(
         )
     assert process.stdout is not None
     lines = []
-    while not lines or "serving on" not in lines[-1]:
+    # The web serves first; the phone line opens once the voice is loaded.
+    while not lines or "answering SIP" not in lines[-1]:
         line = (await asyncio.wait_for(process.stdout.readline(), 120)).decode()
         assert line, f"{name} exited: {log.read_text()[-3000:]}"
         lines.append(line)
-    url = re.search(r"serving on (http://[\d.:]+)/", lines[-1]).group(1)
+    url = re.search(r"serving on (http://[\d.:]+)/", "".join(lines)).group(1)
     return Instance(name, process, url, sip_port, log)
 
 

@@ -55,13 +55,14 @@ async def test_serve_sip_answers_calls_beside_the_web_and_stops_on_ctrl_c(
     )
     try:
         assert process.stdout is not None and process.stderr is not None
-        announced = (await asyncio.wait_for(process.stdout.readline(), 120)).decode()
-        assert f"answering SIP on 127.0.0.1:{sip_port}" in announced, announced
-        console = (await process.stdout.readline()).decode()
+        console = (await asyncio.wait_for(process.stdout.readline(), 120)).decode()
         url, token = re.search(
             r"(http://[\d.:]+/)console, token for this run: (\S+)", console
         ).groups()
         assert f"serving on {url}" in (await process.stdout.readline()).decode()
+        # The web serves at once; the phone line opens once the voice is loaded.
+        announced = (await asyncio.wait_for(process.stdout.readline(), 120)).decode()
+        assert f"answering SIP on 127.0.0.1:{sip_port}" in announced, announced
         actions = caller_turns(tts, tmp_path, "PCMA", ["Do you have any ibuprofen?"])
         call = scenario(tmp_path, capture.port, "+15550170", actions, codecs="8 0")
         bearer = {"Authorization": f"Bearer {token}"}

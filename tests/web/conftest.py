@@ -13,6 +13,7 @@ from callswarm.app import Services, build_services
 from callswarm.serve import listen, make_gateway
 from callswarm.settings import Settings
 from web import Gateway, create_app
+from web.gateway import VoiceEngines
 
 
 @dataclass
@@ -29,7 +30,12 @@ class Running:
 async def start(
     services: Services, stt, tts, turn=None
 ) -> tuple[Running, uvicorn.Server, asyncio.Task]:
-    gateway = make_gateway(services, (stt, tts), turn)
+    return await serving(services, make_gateway(services, VoiceEngines(stt, tts, turn)))
+
+
+async def serving(
+    services: Services, gateway: Gateway
+) -> tuple[Running, uvicorn.Server, asyncio.Task]:
     app = create_app(gateway)
     # Bound and listening before serve() starts: clients can connect at once, no polling.
     sock = listen("127.0.0.1", 0)

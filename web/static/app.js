@@ -19,6 +19,7 @@ window.callswarm = state;
 
 const LABELS = {
   connecting: "Connecting…", ready: "Ready: hold the button to talk.",
+  warming: "Warming up: the assistant will answer in a moment.",
   listening: "Listening…", thinking: "Thinking…", speaking: "Speaking…",
   "mic-denied": "The microphone is blocked. Allow it in the browser to talk.",
   offline: "Disconnected. Reconnecting…", error: "Something went wrong.",
@@ -144,6 +145,7 @@ function connect() {
 
 function handle(message) {
   switch (message.type) {
+    case "warming": setStatus("warming"); break;
     case "ready":
       conversation.replaceChildren();
       for (const m of message.history) addMessage(m.role, m.text, m.agent);
@@ -151,7 +153,7 @@ function handle(message) {
       break;
     case "started":
       talk.disabled = false;
-      if (state.status === "connecting") setStatus("ready");
+      if (state.status === "connecting" || state.status === "warming") setStatus("ready");
       break;
     case "listening": setStatus("listening"); break;
     case "thinking": setStatus("thinking"); break;
