@@ -80,6 +80,52 @@ def output_grammar(tools: Sequence[Mapping[str, Any]]) -> str:
     return "root ::= call | speech\n" + calls + "\n" + _SPEECH_RULE + "\n"
 
 
+class _KeepStreams:
+    """Stands in for llama-cpp-python's `suppress_stdout_stderr`, which silences a model's
+    load by pointing file descriptors 1 and 2 at /dev/null for the whole process. In a
+    gateway that serves while it loads, that swallowed other threads' log lines and
+    `callswarm chat`'s replies. llama.cpp's own messages already pass through
+    llama-cpp-python's log callback, which drops all but errors when `verbose=False`."""
+
+    def __init__(self, disable: bool = True) -> None:
+        pass
+
+    def __enter__(self) -> _KeepStreams:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_GGML_LOG_ERROR = 3
+_llama_log: Any = None  # the ctypes callback, kept alive for as long as llama.cpp may call it
+
+
+def _keep_streams() -> None:
+    """No fd swapping, and llama.cpp's messages through our log: its errors at INFO (a
+    failed load raises as well; what it calls errors at a good load are model quirks, such
+    as Qwen's `</s>` token), the rest (the load report) dropped."""
+    global _llama_log
+    if _llama_log is not None:
+        return
+    import ctypes
+
+    import llama_cpp
+    import llama_cpp._internals
+    import llama_cpp.llama
+
+    llama_cpp._internals.suppress_stdout_stderr = _KeepStreams  # type: ignore[assignment,misc]
+    llama_cpp.llama.suppress_stdout_stderr = _KeepStreams  # type: ignore[assignment,misc]
+
+    @llama_cpp.llama_log_callback  # type: ignore[misc]
+    def forward(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        if level == _GGML_LOG_ERROR:
+            log.info("llama_cpp_error message=%r", text.decode("utf-8", "replace").strip())
+
+    _llama_log = forward
+    llama_cpp.llama_log_set(forward, ctypes.c_void_p(0))
+
+
 def _set_from_thread(loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
     with contextlib.suppress(RuntimeError):  # the loop is gone: the process is stopping
         loop.call_soon_threadsafe(event.set)
@@ -143,6 +189,7 @@ class LlamaCppBackend:
                 "llama-cpp-python is not installed; install callswarm with its `local` extra",
                 completion="local",
             ) from exc
+        _keep_streams()
         started = time.perf_counter()
         try:
             llama = Llama(
