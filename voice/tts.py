@@ -32,20 +32,28 @@ class PiperTTS:
         workers: int = 2,
         cache_bytes: int = 16 * 1024 * 1024,
         rewrite_graph: bool = True,
+        cache_dir: Path | None = None,
     ) -> None:
+        """`cache_dir`: where onnxruntime's optimised graphs are kept, so that a restart
+        loads them instead of optimising again (seconds); None optimises every time."""
         import onnxruntime
         from piper import PiperVoice
         from piper.config import PiperConfig, SynthesisConfig
 
-        from voice.piper_graph import load_rewritten
+        from voice.piper_graph import load_rewritten, optimized_path
 
         started = time.perf_counter()
         config = PiperConfig.from_dict(json.loads(Path(f"{model_path}.json").read_text()))
-        # The same arithmetic on onnxruntime's faster kernels (voice/piper_graph.py);
-        # `rewrite_graph=False` runs the model as shipped, for comparison.
-        model: bytes | str = load_rewritten(model_path) if rewrite_graph else str(model_path)
+        shipped: list[bytes | str] = []
 
-        def voice(threads: int) -> PiperVoice:
+        def model() -> bytes | str:
+            # The same arithmetic on onnxruntime's faster kernels (voice/piper_graph.py);
+            # `rewrite_graph=False` runs the model as shipped, for comparison.
+            if not shipped:
+                shipped.append(load_rewritten(model_path) if rewrite_graph else str(model_path))
+            return shipped[0]
+
+        def session(threads: int) -> onnxruntime.InferenceSession:
             # No spinning: with onnxruntime's defaults (a thread per core, spin-waiting)
             # a 7 s reply cost 1.01 CPU-s for 0.51 s of wall time; one thread without
             # spinning, 0.71 CPU-s. Parallelism comes from `workers` callers at once.
@@ -53,10 +61,29 @@ class PiperTTS:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            session = onnxruntime.InferenceSession(
-                model, sess_options=options, providers=["CPUExecutionProvider"]
-            )
-            return PiperVoice(config=config, session=session)
+            providers = ["CPUExecutionProvider"]
+            if cache_dir is None:
+                return onnxruntime.InferenceSession(model(), options, providers=providers)
+            saved = optimized_path(cache_dir, model_path, rewrite=rewrite_graph, threads=threads)
+            if saved.is_file():
+                options.graph_optimization_level = (
+                    onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+                )
+                try:
+                    return onnxruntime.InferenceSession(str(saved), options, providers=providers)
+                except Exception as exc:  # a damaged file: optimise afresh, and replace it
+                    log.warning("tts_cache_unusable path=%s error=%s", saved, exc)
+                    saved.unlink(missing_ok=True)
+                options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            partial_file = saved.with_name(saved.name + ".partial")
+            options.optimized_model_filepath = str(partial_file)
+            made = onnxruntime.InferenceSession(model(), options, providers=providers)
+            partial_file.replace(saved)  # whole or not at all
+            return made
+
+        def voice(threads: int) -> PiperVoice:
+            return PiperVoice(config=config, session=session(threads))
 
         self._voice = voice(1)
         # The first words of a reply are what the caller waits for: two threads say
