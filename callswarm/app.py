@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,9 +37,12 @@ class Services:
     greeting: str
     backends: dict[str, CompletionBackend] = field(default_factory=dict)
 
-    def begin_warm_up(self) -> list[asyncio.Task[None]]:
+    def begin_warm_up(
+        self, before: Callable[[str], None] | None = None
+    ) -> list[asyncio.Task[None]]:
         """Start reading each agent's prompt into its local model, the default agent first;
-        a caller's turn waits only for its own agent (`WarmingBackend.ready`)."""
+        a caller's turn waits only for its own agent (`WarmingBackend.ready`). `before`:
+        see `LlamaCppBackend.begin_warm_up`."""
         from swarm.backends.local import LlamaCppBackend
 
         registry = self.engine.registry
@@ -50,11 +54,33 @@ class Services:
                     self.engine.prefix_args(self.swarm, agent)
                     for agent in order
                     if registry.agents[agent].completion == name
-                ]
+                ],
+                before,
             )
             for name, backend in self.backends.items()
             if isinstance(backend, LlamaCppBackend)
         ]
+
+    def default_agent_is_saved(self) -> bool:
+        """Whether the default agent's model will warm from a saved state (a restart):
+        then it is quick enough to come first. From a worker thread."""
+        from swarm.backends.local import LlamaCppBackend
+
+        spec = self.engine.registry.swarms[self.swarm]
+        backend = self.engine.registry.completions[
+            self.engine.registry.agents[spec.default_agent].completion
+        ]
+        if not isinstance(backend, LlamaCppBackend):
+            return True  # nothing to read: no wait
+        return backend.has_saved_state(self.engine.prefix_args(self.swarm, spec.default_agent))
+
+    def wait_models_idle(self, timeout: float = 30) -> None:
+        """Block (a loading thread) while a local model is answering a caller."""
+        from swarm.backends.local import LlamaCppBackend
+
+        for backend in self.backends.values():
+            if isinstance(backend, LlamaCppBackend):
+                backend.wait_idle(timeout)
 
     async def warm_up(self) -> None:
         """Warm every agent and return when all are done."""

@@ -26,6 +26,7 @@ import os
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,11 +157,14 @@ class LlamaCppBackend:
         self._lock = threading.Lock()
         # Callers inside `_generate` (waiting for the lock or holding it): the warm-up
         # waits for none before its next agent.
+        # Callers' completions under way, and turns waiting in `ready` per agent: while
+        # any are, the warm-up (and the gateway's other loading) waits.
         self._demand = 0
+        self._gated: Counter[str] = Counter()
         self._quiet = threading.Condition()
-        self._gated = 0  # turns waiting in `ready` (changed on the event loop only)
         self._warming: dict[str, asyncio.Event] = {}
         self._warm_failed: set[str] = set()
+        self._warmed: set[str] = set()  # warm-ups over, as the worker knows it first
         self._warm_tasks: list[asyncio.Task[None]] = []
         self._closing = threading.Event()
         self.stats: dict[str, list[float]] = {}
@@ -216,12 +220,17 @@ class LlamaCppBackend:
         self._instances[agent] = llama
         return llama
 
-    def begin_warm_up(self, prefixes: Sequence[CompletionArgs]) -> asyncio.Task[None]:
+    def begin_warm_up(
+        self,
+        prefixes: Sequence[CompletionArgs],
+        before: Callable[[str], None] | None = None,
+    ) -> asyncio.Task[None]:
         """Read (or load) each agent's prompt prefix in the background, in the order given;
-        until an agent's is done, `ready(agent)` waits."""
+        until an agent's is done, `ready(agent)` waits. `before(agent)` is called in the
+        worker first, and may block: the caller's way to put other loading in between."""
         for args in prefixes:
             self._warming.setdefault(args.agent_name, asyncio.Event())
-        task = asyncio.get_running_loop().create_task(self.warm_up(prefixes))
+        task = asyncio.get_running_loop().create_task(self.warm_up(prefixes, before))
         self._warm_tasks.append(task)
         return task
 
@@ -236,14 +245,32 @@ class LlamaCppBackend:
         """Return once `agent`'s prompt is warm, or its warm-up failed (then False)."""
         event = self._warming.get(agent)
         if event is not None and not event.is_set():
-            self._gated += 1
+            with self._quiet:
+                self._gated[agent] += 1
             try:
                 await event.wait()
             finally:
-                self._gated -= 1
+                with self._quiet:
+                    self._gated[agent] -= 1
+                    self._quiet.notify_all()
         return agent not in self._warm_failed
 
-    async def warm_up(self, prefixes: Sequence[CompletionArgs]) -> None:
+    def wait_idle(self, timeout: float) -> None:
+        """Block (a loading thread) while callers are being answered, or about to be: two
+        cores shared with a load made a 0.8 s answer take 2.4 s. Bounded, so a busy line
+        cannot hold the loading off for good."""
+        with self._quiet:
+            self._quiet.wait_for(self._idle, timeout)
+
+    def _idle(self) -> bool:
+        released = sum(n for agent, n in self._gated.items() if agent in self._warmed)
+        return (self._demand == 0 and released == 0) or self._closing.is_set()
+
+    async def warm_up(
+        self,
+        prefixes: Sequence[CompletionArgs],
+        before: Callable[[str], None] | None = None,
+    ) -> None:
         """Load each agent's instance and read its prompt prefix once, before its first caller."""
         loop = asyncio.get_running_loop()
         events = [self._warming.setdefault(a.agent_name, asyncio.Event()) for a in prefixes]
@@ -254,48 +281,28 @@ class LlamaCppBackend:
                     _set_from_thread(loop, event)
                     continue
                 try:
+                    if before is not None:
+                        before(args.agent_name)
                     with self._lock:
                         self._warm_one(args)
                 except Exception as exc:  # the agent's first turn meets it again, and rescues
                     self._warm_failed.add(args.agent_name)
                     log.warning("local_warm_failed agent=%s error=%r", args.agent_name, exc)
                 finally:
-                    waited_on = self._gated > 0  # they cannot leave before the event is set
+                    with self._quiet:
+                        self._warmed.add(args.agent_name)
                     _set_from_thread(loop, event)
-                # Callers before the next agent: those this agent released reach the lock
-                # within milliseconds; both waits are bounded, so a busy line, or a turn
-                # cancelled in between, cannot starve the next agent.
-                with self._quiet:
-                    if waited_on:
-                        self._quiet.wait_for(self._callers_came, timeout=2)
-                    self._quiet.wait_for(self._callers_gone, timeout=30)
+                # The callers this agent released go first, and any others under way.
+                self.wait_idle(timeout=30)
 
         await asyncio.to_thread(work)
-
-    def _callers_came(self) -> bool:
-        return self._demand > 0 or self._closing.is_set()
-
-    def _callers_gone(self) -> bool:
-        return self._demand == 0 or self._closing.is_set()
 
     def _warm_one(self, args: CompletionArgs) -> None:
         started = time.perf_counter()
         llama = self._instance(args.agent_name)
         tools = _shown_tools(args)
-        states, path = self._state_cache(), None
-        if states is not None:
-            path = states.path(
-                args.agent_name,
-                states.key(
-                    args.messages,
-                    tools,
-                    {
-                        "n_ctx": self.options.n_ctx,
-                        "n_batch": self.options.n_batch,
-                        "chat_format": self.options.chat_format,
-                    },
-                ),
-            )
+        states, path = self._state_cache(), self._state_path(args)
+        if states is not None and path is not None:
             tokens = states.load(llama, path)
             if tokens is not None:
                 log.info(
@@ -319,6 +326,23 @@ class LlamaCppBackend:
                 log.warning("local_state_not_saved agent=%s error=%s", args.agent_name, exc)
             else:
                 log.info("local_state_saved agent=%s bytes=%d", args.agent_name, size)
+
+    def has_saved_state(self, args: CompletionArgs) -> bool:
+        """Whether warming `args.agent_name` would load a saved state (well under a second)
+        rather than read its prompt (seconds); from a worker thread (may hash the model)."""
+        path = self._state_path(args)
+        return path is not None and path.is_file()
+
+    def _state_path(self, args: CompletionArgs) -> Path | None:
+        states = self._state_cache()
+        if states is None:
+            return None
+        settings = {
+            "n_ctx": self.options.n_ctx,
+            "n_batch": self.options.n_batch,
+            "chat_format": self.options.chat_format,
+        }
+        return states.path(args.agent_name, states.key(args.messages, _shown_tools(args), settings))
 
     def _state_cache(self) -> StateCache | None:
         if self._state_dir is None:
@@ -358,6 +382,10 @@ class LlamaCppBackend:
             finally:
                 put(None)
 
+        # Counted here, on the loop and with no await since `ready`: a loading thread
+        # never sees a released caller as gone before it has started.
+        with self._quiet:
+            self._demand += 1
         worker = asyncio.ensure_future(asyncio.to_thread(work))
         try:
             while (item := await queue.get()) is not None:
@@ -371,22 +399,14 @@ class LlamaCppBackend:
         finally:
             # A barge-in or timeout stops generation at the next token, not at the end.
             cancelled.set()
-            await asyncio.shield(worker)
+            try:
+                await asyncio.shield(worker)
+            finally:
+                with self._quiet:
+                    self._demand -= 1
+                    self._quiet.notify_all()
 
     def _generate(
-        self, args: CompletionArgs, cancelled: threading.Event, put: Any
-    ) -> AssistantMessage:
-        with self._quiet:
-            self._demand += 1
-            self._quiet.notify_all()
-        try:
-            return self._generate_locked(args, cancelled, put)
-        finally:
-            with self._quiet:
-                self._demand -= 1
-                self._quiet.notify_all()
-
-    def _generate_locked(
         self, args: CompletionArgs, cancelled: threading.Event, put: Any
     ) -> AssistantMessage:
         with self._lock:
