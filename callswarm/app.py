@@ -19,7 +19,13 @@ from agents.prompts import greeting
 from agents.safety import SafetyLines
 from agents.scripted import pharmacy_script
 from agents.tools.navigation import SALES, TRIAGE
-from callswarm.bundled import BUNDLED, assembled, ensure_model, installed_parts
+from callswarm.bundled import (
+    BUNDLED,
+    ModelUnavailable,
+    assembled,
+    ensure_model,
+    installed_parts,
+)
 from callswarm.settings import Provider, Settings
 from models import SqlSessionStore, make_engine
 from models.catalogue import catalogue_is_empty, load_catalogue
@@ -121,6 +127,10 @@ def make_backend(settings: Settings, provider: Provider) -> CompletionBackend:
     options = LocalModelOptions(n_ctx=settings.local_context, n_threads=settings.local_threads)
     states = settings.data_dir / "llama-state"
     if settings.local_model_path is not None:
+        if not settings.local_model_path.is_file():  # told now, not at the first caller
+            raise ModelUnavailable(
+                f"CALLSWARM_LOCAL_MODEL_PATH={settings.local_model_path} is not a file"
+            )
         return LlamaCppBackend(settings.local_model_path, options, state_dir=states)
     bundled = BUNDLED[settings.local_model]
     path = assembled(bundled, settings.data_dir)

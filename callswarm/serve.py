@@ -233,7 +233,7 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         unsettle_heap()  # for a process that goes on without the gateway
         log.info("gateway_stopped")
 
-    async def warm(warmup: Warmup, gateway: Gateway) -> None:
+    async def warm(warmup: Warmup, gateway: Gateway, server: _Server) -> None:
         nonlocal phone
         if settings.voice:
             try:
@@ -244,11 +244,20 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
                 time_engines(gateway.metrics, engines)
                 # Out of the collector's way before the first phone call's audio.
                 settle_heap()
-                if settings.sip:
+            if settings.sip:
+                try:
+                    if engines is None:
+                        raise RuntimeError("the voice did not load")
                     started = sip_endpoint(services, engines, sip_config(settings), gateway.calls)
                     await started.start()
-                    phone = started
-                    announce(f"callswarm answering SIP on {settings.sip_host}:{settings.sip_port}")
+                except Exception as exc:
+                    # Asked to answer phones and cannot: a gateway that looks healthy
+                    # while no call gets through is worse than one that stops.
+                    log.error("sip_start_failed error=%r: stopping", exc)
+                    server.should_exit = True
+                    return
+                phone = started
+                announce(f"callswarm answering SIP on {settings.sip_host}:{settings.sip_port}")
         await warmup.wait()
         settle_heap()  # the models' warm-up made more that lives as long as the process
 
@@ -261,7 +270,10 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         config = uvicorn.Config(app, log_config=None, lifespan="off", ws_max_size=1 << 20)
         server = _Server(config, close_streams, stop)
         loop = asyncio.get_running_loop()
-        background += [loop.create_task(warmup.run()), loop.create_task(warm(warmup, gateway))]
+        background += [
+            loop.create_task(warmup.run()),
+            loop.create_task(warm(warmup, gateway, server)),
+        ]
         if settings.operator_token or settings.operator_password:
             announce(f"operator console on http://{host}:{port}/console")
         else:

@@ -61,12 +61,15 @@ class Warmup:
         # Set when a stage is over (ready or failed), or when the warm-up stops.
         self._over = {name: threading.Event() for name in self._order}
         self._ordered = threading.Event()  # `_order` is final
+        self._stopped = False
+        self._voice_failed = False
         self._engines: asyncio.Future[VoiceEngines] = asyncio.get_running_loop().create_future()
         self._done = asyncio.Event()
 
     @property
     def has_voice(self) -> bool:
-        return self._load_voice is not None
+        """False once the voice failed to load: the page then says so, not "warming"."""
+        return self._load_voice is not None and not self._voice_failed
 
     def readiness(self) -> Readiness:
         return Readiness(
@@ -95,19 +98,22 @@ class Warmup:
 
         # First, before any await: a caller's turn from now on waits for its agent.
         models = self._services.begin_warm_up(model_turn)
-        try:
-            if await asyncio.to_thread(self._services.default_agent_is_saved):
-                self._order = [self._first, *self._voice, *self._others]
-        finally:
-            self._ordered.set()
-        log.info("warm_up_order stages=%s", ",".join(self._order))
         watch = loop.create_task(self._watch_models())
         try:
+            try:
+                if await asyncio.to_thread(self._services.default_agent_is_saved):
+                    self._order = [self._first, *self._voice, *self._others]
+            except Exception as exc:  # the model's own warm-up will fail and say so
+                log.warning("warm_up_order_unknown error=%r", exc)
+            finally:
+                self._ordered.set()
+            log.info("warm_up_order stages=%s", ",".join(self._order))
             if self._load_voice is not None:
                 try:
                     engines = await asyncio.to_thread(self._load_voice, self._step_from(loop))
                 except Exception as exc:
                     log.error("voice_load_failed error=%r", exc)
+                    self._voice_failed = True
                     self._engines.set_exception(RuntimeError(f"voice could not load: {exc}"))
                     for name in VOICE_STAGES:  # the stages after the failed one never ran
                         if self._stages[name] is Stage.WAITING:
@@ -119,6 +125,10 @@ class Warmup:
             await watch
         finally:
             watch.cancel()
+            self._stopped = True  # a loading thread still running stops at its next stage
+            if not self._engines.done():
+                self._engines.set_exception(RuntimeError("the warm-up stopped"))
+                self._engines.exception()  # retrieved: nobody may be waiting
             self._ordered.set()
             for over in self._over.values():
                 over.set()  # nothing waits for a stage that will not come
@@ -132,6 +142,8 @@ class Warmup:
     def _step_from(self, loop: asyncio.AbstractEventLoop) -> Step:
         def step(name: str, load: Callable[[], T]) -> T:
             self._turn_of(name)
+            if self._stopped:
+                raise RuntimeError("the warm-up stopped")
             loop.call_soon_threadsafe(self._stages.__setitem__, name, Stage.WARMING)
             started = time.perf_counter()
             try:
@@ -165,7 +177,14 @@ class Warmup:
         async def one(agent: str) -> None:
             backend = registry.completions[registry.agents[agent].completion]
             name = f"model:{agent}"
-            warm = await backend.ready(agent) if isinstance(backend, WarmingBackend) else True
+            # `warmed`, not `ready`: this is no caller, and must not count as one.
+            warmed = getattr(backend, "warmed", None)
+            if warmed is not None:
+                warm = await warmed(agent)
+            elif isinstance(backend, WarmingBackend):
+                warm = await backend.ready(agent)
+            else:
+                warm = True
             self._stages[name] = Stage.READY if warm else Stage.FAILED
             self._over[name].set()
 

@@ -21,6 +21,9 @@ import onnx
 from onnx import helper, numpy_helper
 
 _AXIS = "callswarm_height_axis"
+# Raised whenever `conv1d_as_2d` changes what it writes: saved optimised graphs of the
+# old rewrite are then not loaded (`optimized_path`).
+REWRITE_VERSION = 1
 # Attributes that list one value per spatial axis gain one for the new height axis;
 # `pads` lists the begins of every axis, then the ends.
 _PER_AXIS = {"kernel_shape": 1, "strides": 1, "dilations": 1, "output_padding": 0}
@@ -100,6 +103,7 @@ def optimized_path(cache_dir: Path, model_path: Path | str, *, rewrite: bool, th
         flags = ""
     material = "\n".join(
         [
+            f"rewrite-v{REWRITE_VERSION}, onnx {onnx.__version__}",
             str(Path(model_path).resolve()),
             f"{stat.st_size}:{stat.st_mtime_ns}",
             f"rewrite={rewrite}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -75,11 +76,20 @@ class PiperTTS:
                     log.warning("tts_cache_unusable path=%s error=%s", saved, exc)
                     saved.unlink(missing_ok=True)
                 options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            partial_file = saved.with_name(saved.name + ".partial")
-            options.optimized_model_filepath = str(partial_file)
-            made = onnxruntime.InferenceSession(model(), options, providers=providers)
-            partial_file.replace(saved)  # whole or not at all
+            partial_file = saved.with_name(f"{saved.name}.{os.getpid()}.partial")
+            try:
+                cache_dir.mkdir(parents=True, exist_ok=True)
+                options.optimized_model_filepath = str(partial_file)
+                made = onnxruntime.InferenceSession(model(), options, providers=providers)
+                partial_file.replace(saved)  # whole or not at all
+            except OSError as exc:  # a read-only or full disk: speak, just not cached
+                log.warning("tts_cache_not_saved path=%s error=%s", saved, exc)
+                partial_file.unlink(missing_ok=True)
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = threads
+                options.inter_op_num_threads = 1
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+                return onnxruntime.InferenceSession(model(), options, providers=providers)
             return made
 
         def voice(threads: int) -> PiperVoice:

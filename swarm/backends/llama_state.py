@@ -31,12 +31,13 @@ SUFFIX = ".llstate"
 _HASH_CHUNK = 8 * 1024 * 1024
 
 
-def file_sha256(path: Path) -> str:
-    """The file's sha256, remembered beside it while its size and mtime stay the same:
-    hashing a 1 GB model takes seconds, a restart should not."""
+def file_sha256(path: Path, memo_dir: Path) -> str:
+    """The file's sha256, remembered in `memo_dir` while its path, size and mtime stay the
+    same: hashing a 1 GB model takes seconds, a restart should not (and the model's own
+    directory may be read-only, as in the Docker image)."""
     stat = path.stat()
-    stamp = f"{stat.st_size}:{stat.st_mtime_ns}"
-    memo = path.with_name(path.name + ".sha256")
+    stamp = f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".replace(" ", "_")
+    memo = memo_dir / (path.name + ".sha256")
     try:
         saved_stamp, digest = memo.read_text().split()
         if saved_stamp == stamp and len(digest) == 64:
@@ -49,8 +50,9 @@ def file_sha256(path: Path) -> str:
             hasher.update(chunk)
     digest = hasher.hexdigest()
     try:
+        memo_dir.mkdir(parents=True, exist_ok=True)
         memo.write_text(f"{stamp} {digest}\n")
-    except OSError:  # a read-only model directory: hash again next time
+    except OSError:  # a read-only data directory: hash again next time
         pass
     return digest
 
@@ -80,7 +82,8 @@ class StateCache:
         return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:32]
 
     def path(self, agent: str, key: str) -> Path:
-        return self.directory / f"{_safe(agent)}-{key}{SUFFIX}"
+        # The model in the name: saving one model's state never prunes another's.
+        return self.directory / f"{_safe(agent)}-{self.model_sha256[:12]}-{key}{SUFFIX}"
 
     def load(self, llama: Any, path: Path) -> int | None:
         """Restore `llama`'s context from `path`; the number of tokens, or None if there
@@ -115,7 +118,7 @@ class StateCache:
         self.directory.mkdir(parents=True, exist_ok=True)
         n = llama.n_tokens
         tokens = (llama_cpp.llama_token * n)(*llama.input_ids[:n])
-        partial = path.with_name(path.name + ".partial")
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
         if not llama_cpp.llama_state_save_file(llama.ctx, os.fsencode(partial), tokens, n):
             partial.unlink(missing_ok=True)
             raise OSError(f"llama.cpp could not write {partial}")

@@ -161,6 +161,7 @@ class LlamaCppBackend:
         # any are, the warm-up (and the gateway's other loading) waits.
         self._demand = 0
         self._gated: Counter[str] = Counter()
+        self._handed = 0  # let through by `ready`, not yet in `stream`
         self._quiet = threading.Condition()
         self._warming: dict[str, asyncio.Event] = {}
         self._warm_failed: set[str] = set()
@@ -251,8 +252,18 @@ class LlamaCppBackend:
                 await event.wait()
             finally:
                 with self._quiet:
+                    # Handed over to `stream` in the same step: a loading thread never sees
+                    # the gap between this caller's wait and its completion.
                     self._gated[agent] -= 1
+                    self._handed += 1
                     self._quiet.notify_all()
+        return agent not in self._warm_failed
+
+    async def warmed(self, agent: str) -> bool:
+        """`ready` for an observer, not a caller: counts as nobody waiting."""
+        event = self._warming.get(agent)
+        if event is not None:
+            await event.wait()
         return agent not in self._warm_failed
 
     def wait_idle(self, timeout: float) -> None:
@@ -264,7 +275,8 @@ class LlamaCppBackend:
 
     def _idle(self) -> bool:
         released = sum(n for agent, n in self._gated.items() if agent in self._warmed)
-        return (self._demand == 0 and released == 0) or self._closing.is_set()
+        busy = self._demand or released or self._handed
+        return not busy or self._closing.is_set()
 
     async def warm_up(
         self,
@@ -293,7 +305,8 @@ class LlamaCppBackend:
                         self._warmed.add(args.agent_name)
                     _set_from_thread(loop, event)
                 # The callers this agent released go first, and any others under way.
-                self.wait_idle(timeout=30)
+                if args is not prefixes[-1]:
+                    self.wait_idle(timeout=30)
 
         await asyncio.to_thread(work)
 
@@ -348,7 +361,7 @@ class LlamaCppBackend:
         if self._state_dir is None:
             return None
         if self._states is None:
-            sha = self._model_sha256 or file_sha256(self.model_path)
+            sha = self._model_sha256 or file_sha256(self.model_path, memo_dir=self._state_dir)
             self._states = StateCache(self._state_dir, sha)
         return self._states
 
@@ -386,6 +399,7 @@ class LlamaCppBackend:
         # never sees a released caller as gone before it has started.
         with self._quiet:
             self._demand += 1
+            self._handed = max(0, self._handed - 1)
         worker = asyncio.ensure_future(asyncio.to_thread(work))
         try:
             while (item := await queue.get()) is not None:

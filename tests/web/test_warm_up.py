@@ -7,6 +7,7 @@ import asyncio
 import threading
 
 import httpx
+import pytest
 
 from callswarm.app import build_services
 from callswarm.serve import make_gateway
@@ -82,3 +83,38 @@ async def test_a_caller_during_the_warm_up_is_greeted_then_answered_once_warm(
             backend._lock.release()
         await warming
         await stop(running, server, task)
+
+
+async def test_without_local_models_or_voice_the_warm_up_is_over_at_once(tmp_path) -> None:
+    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+    try:
+        warmup = Warmup(services, None)
+        await warmup.run()
+        readiness = warmup.readiness()
+        assert readiness.ready and not readiness.voice and not warmup.has_voice
+        assert dict(readiness.stages) == {"model:triage": "ready", "model:sales": "ready"}
+    finally:
+        await services.aclose()
+
+
+async def test_a_voice_that_cannot_load_is_reported_and_the_models_still_warm(tmp_path) -> None:
+    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+
+    def load(step: Step) -> VoiceEngines:
+        step("piper", lambda: (_ for _ in ()).throw(OSError("no voice file")))
+        raise AssertionError("not reached")
+
+    try:
+        warmup = Warmup(services, load)
+        await warmup.run()
+        readiness = warmup.readiness()
+        assert readiness.ready and not readiness.voice
+        assert readiness.stages["piper"] == "failed"
+        assert readiness.stages["whisper"] == readiness.stages["end_of_turn"] == "failed"
+        assert readiness.stages["model:triage"] == readiness.stages["model:sales"] == "ready"
+        # The page is told there is no voice, instead of "warming" for ever.
+        assert not warmup.has_voice
+        with pytest.raises(RuntimeError, match="no voice file"):
+            await warmup.voice()
+    finally:
+        await services.aclose()

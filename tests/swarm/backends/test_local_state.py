@@ -96,7 +96,7 @@ async def test_a_changed_prompt_reads_itself_and_replaces_the_old_state(
 
 
 async def test_a_changed_model_or_setting_is_another_key(bundled_model, tmp_path) -> None:
-    cache = StateCache(tmp_path, file_sha256(bundled_model))
+    cache = StateCache(tmp_path, file_sha256(bundled_model, memo_dir=tmp_path))
     messages = prefix(PROMPT).messages
     key = cache.key(messages, None, {"n_ctx": 1024})
     assert cache.key(messages, None, {"n_ctx": 1024}) == key
