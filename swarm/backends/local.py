@@ -250,13 +250,17 @@ class LlamaCppBackend:
                 self._gated[agent] += 1
             try:
                 await event.wait()
-            finally:
+            except BaseException:  # the turn was cancelled (a hang-up): no stream follows
                 with self._quiet:
-                    # Handed over to `stream` in the same step: a loading thread never sees
-                    # the gap between this caller's wait and its completion.
                     self._gated[agent] -= 1
-                    self._handed += 1
                     self._quiet.notify_all()
+                raise
+            with self._quiet:
+                # Handed over to `stream` in the same step: a loading thread never sees
+                # the gap between this caller's wait and its completion.
+                self._gated[agent] -= 1
+                self._handed += 1
+                self._quiet.notify_all()
         return agent not in self._warm_failed
 
     async def warmed(self, agent: str) -> bool:
