@@ -85,10 +85,7 @@ class PiperTTS:
             except OSError as exc:  # a read-only or full disk: speak, just not cached
                 log.warning("tts_cache_not_saved path=%s error=%s", saved, exc)
                 partial_file.unlink(missing_ok=True)
-                options = onnxruntime.SessionOptions()
-                options.intra_op_num_threads = threads
-                options.inter_op_num_threads = 1
-                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+                options.optimized_model_filepath = ""  # the same session, saving nothing
                 return onnxruntime.InferenceSession(model(), options, providers=providers)
             return made
 
