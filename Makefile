@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 # llama-cpp-python compiles llama.cpp; use both cores. Its multimodal library (mtmd,
-# for image models) is not used by callswarm: skipping it takes the build from 465 s
-# to 359 s here (pip wheel, one run each).
+# for image models) is not used by callswarm, nor is llama.cpp's common library
+# (scripts/llama-lib-only.cmake): skipping both takes the build from 465 s to 227 s
+# here (pip wheel, one run each).
 export CMAKE_BUILD_PARALLEL_LEVEL ?= 2
 # llama.cpp builds for the CPU it is built on (-march=native). On a Xeon with AMX its
 # AMX matrix kernels segfaulted in the first decode here (ggml_backend_amx_mul_mat,
@@ -21,11 +22,14 @@ SYSTEM_PACKAGES := espeak-ng chromium sip-tester kamailio postgresql baresip lin
 
 .PHONY: run test install model system-deps lint clean
 
-$(STAMP): pyproject.toml scripts/llama-wheel
+$(STAMP): pyproject.toml scripts/llama-wheel scripts/llama-lib-only.cmake
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	wheel=$$(scripts/llama-wheel --build $(BIN)/pip) && \
-	  $(BIN)/pip install --quiet --force-reinstall --no-deps "$$wheel"
+	@# llama.cpp compiles while pip fetches and installs the rest (it builds in its own
+	@# environment, not in the venv); then the wheel goes in, and with it the extra `local`.
+	scripts/llama-wheel --build $(BIN)/pip > $(VENV)/.llama-wheel & build=$$!; \
+	  $(BIN)/pip install --quiet -e '.[dev,voice,sip]' || { kill $$build; exit 1; }; \
+	  wait $$build && $(BIN)/pip install --quiet --force-reinstall --no-deps "$$(cat $(VENV)/.llama-wheel)"
 	$(BIN)/pip install --quiet -e '.[dev,local,voice,sip]'
 	rm -f $(VENV)/.installed*
 	touch $(STAMP)
@@ -48,11 +52,22 @@ model: $(STAMP)
 run: model
 	$(BIN)/callswarm serve
 
+# Most of the suite's time is spent waiting on real-time media (RTP at 20 ms a packet, a
+# browser's microphone, sipp's pauses), so its tests run on three workers and overlap:
+# 9:41 on two workers, 7:11 on three, against 20:11 in one process, for the tests other
+# than `solo` (docs/performance.md, "Start-up"). The `solo` tests, the embedded model
+# against its turn deadline, then run alone. Both parts always run.
+TEST_WORKERS ?= 3
+
 ## make test: set everything up and run the whole suite
-test: model system-deps
+test:
+	@# The Debian packages install while llama.cpp compiles.
+	$(MAKE) --no-print-directory -j2 model system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	url=$$(scripts/test-postgres start) && CALLSWARM_TEST_POSTGRES_URL=$$url $(BIN)/pytest
+	url=$$(scripts/test-postgres start) && export CALLSWARM_TEST_POSTGRES_URL=$$url && rc=0 && \
+	  { $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not solo" || rc=$$?; } && \
+	  { $(BIN)/pytest -m solo || rc=$$?; } && exit $$rc
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

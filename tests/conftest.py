@@ -27,6 +27,26 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test on the embedded model is `solo`: it answers against the turn deadline, and a
+    second worker's load on the two cores can push it onto the code's fallback."""
+    for item in items:
+        if "bundled_model" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.solo)
+
+
+def worker_ports(low: int, high: int) -> tuple[int, int]:
+    """This pytest worker's share of a port range. The gateway and the softphones pick
+    their RTP ports at random in a fixed range and do not step past one in use, so two
+    workers' calls must not draw from the same range."""
+    index = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    share = (high - low + 1) // count
+    assert share >= 100, f"{count} workers leave {share} ports each in {low}-{high}"
+    start = low + index * share
+    return start, start + share - 1
+
+
 # Tests marked `databases` run once on each; the rest use a SQLite file.
 BACKENDS = ("sqlite", "postgresql")
 

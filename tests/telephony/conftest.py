@@ -15,6 +15,7 @@ from telephony import SipConfig, SipEndpoint
 from web.gateway import VoiceEngines
 from web.live import LiveCalls
 
+from ..conftest import worker_ports
 from .sipp import Capture, free_udp_port
 
 
@@ -39,7 +40,7 @@ async def start_phone(tmp_path, stt, tts, settings: Settings | None = None, **co
     settings = settings or Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None)
     services = build_services(settings)
     await services.warm_up()
-    sip = SipConfig(port=free_udp_port(), rtp_ports=(31000, 31999), **config)
+    sip = SipConfig(port=free_udp_port(), rtp_ports=worker_ports(31000, 31999), **config)
     calls = live_calls(services)
     endpoint = sip_endpoint(services, VoiceEngines(stt, tts), sip, calls)
     await endpoint.start()

@@ -23,7 +23,13 @@ import wave
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..conftest import worker_ports
 from .sipp import free_udp_port
+
+# Each softphone's media ports, below the kernel's ephemeral range (32768 and up), where
+# `free_udp_port` and every client socket draw theirs.
+BARESIP_RTP = (27000, 27999)
+LINPHONE_RTP = (28000, 28999)
 
 TIMEOUT_S = 30
 
@@ -94,7 +100,7 @@ class Baresip:
                     f"audio_source aufile,{voice}",
                     "audio_alert none",
                     "audio_level no",
-                    "rtp_ports 33000-33999",
+                    "rtp_ports {}-{}".format(*worker_ports(*BARESIP_RTP)),
                     "rtcp_mux no",
                     "jitter_buffer_delay 5-10",
                     "module_path /usr/lib/baresip/modules",
@@ -232,7 +238,7 @@ use_rfc2833=1
 use_info=0
 
 [rtp]
-audio_rtp_port=34000-34999
+audio_rtp_port={rtp_low}-{rtp_high}
 bind_address=127.0.0.1
 
 [sound]
@@ -285,7 +291,8 @@ class Linphonec:
             raise RuntimeError("linphonec is not installed: `make system-deps` installs it")
         directory.mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (a test's tmp dir)
         rc = directory / "linphonerc"  # linphonec rewrites it: a fresh one each start
-        rc.write_text(LINPHONERC.format(sip=free_udp_port()))
+        rtp_low, rtp_high = worker_ports(*LINPHONE_RTP)
+        rc.write_text(LINPHONERC.format(sip=free_udp_port(), rtp_low=rtp_low, rtp_high=rtp_high))
         process = await asyncio.create_subprocess_exec(
             "linphonec",
             "-c",

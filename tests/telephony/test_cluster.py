@@ -27,7 +27,7 @@ from models.tables import MessageRow
 from tests.test_cli import base_env
 from tests.web.console import Sse
 
-from ..conftest import ONLY_POSTGRESQL
+from ..conftest import ONLY_POSTGRESQL, worker_ports
 from .sipp import free_udp_port, scenario, sipp
 from .test_kamailio import MODULES, Kamailio, running
 from .test_sipp_calls import caller_turns
@@ -98,8 +98,8 @@ async def stop_instance(instance: Instance) -> None:
 @pytest.fixture
 async def cluster(tmp_path, database_url) -> AsyncIterator[dict[str, Instance]]:
     # Started one after the other: the first migrates the new database.
-    a = await start_instance("a", tmp_path, database_url, (32000, 32999))
-    b = await start_instance("b", tmp_path, database_url, (33000, 33999))
+    a = await start_instance("a", tmp_path, database_url, worker_ports(25000, 25999))
+    b = await start_instance("b", tmp_path, database_url, worker_ports(26000, 26999))
     try:
         yield {"a": a, "b": b}
     finally:

@@ -29,6 +29,7 @@ from telephony.adapter import AdaptedCall, AdaptedPhone
 from telephony.sipmsg import SipError
 from telephony.wire import BadPacket, dtmf_key, parse_rtp
 
+from ..conftest import worker_ports
 from .sipp import free_udp_port
 
 SCALE = float(os.environ.get("CALLSWARM_FUZZ_EXAMPLES", "10000")) / 10000
@@ -226,7 +227,7 @@ def bare_phone():
         password="",
         register=False,
         max_calls=4,
-        rtp_ports=(32000, 32999),
+        rtp_ports=worker_ports(30000, 30999),
         on_call=on_call,
     )
     phone.start()

@@ -11,6 +11,7 @@ import httpx
 
 from callswarm.app import open_database
 from callswarm.settings import Settings
+from tests.conftest import worker_ports
 from tests.test_cli import base_env
 from tests.web.console import Sse
 
@@ -45,13 +46,15 @@ async def test_serve_sip_answers_calls_beside_the_web_and_stops_on_ctrl_c(
     capture, stt, tts, tmp_path
 ) -> None:
     sip_port = free_udp_port()
+    rtp = worker_ports(29000, 29999)
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         *("-m", "callswarm", "serve", "--port", "0", "--provider", "scripted"),
         *("--sip", "--sip-port", str(sip_port)),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env=base_env(tmp_path),
+        env=base_env(tmp_path)
+        | {"CALLSWARM_RTP_PORT_LOW": str(rtp[0]), "CALLSWARM_RTP_PORT_HIGH": str(rtp[1])},
     )
     try:
         assert process.stdout is not None and process.stderr is not None
