@@ -54,6 +54,20 @@ def test_the_image_carries_every_package_runs_as_non_root_and_checks_its_health(
         p.rstrip("*") for p in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
     }
     assert packages <= copied, packages - copied
+    # What the build copies is in the build context: .dockerignore lets in only what it names.
+    let_in = {
+        line[1:].rstrip("/")
+        for line in (REPO / ".dockerignore").read_text().splitlines()
+        if line.startswith("!")
+    }
+    sources = {
+        source.rstrip("/")
+        for op, args in steps
+        if op == "COPY" and "--from" not in args
+        for source in args.split()[:-1]
+    }
+    assert sources <= let_in, sources - let_in
+    assert all((REPO / source).exists() for source in sources)
     [user] = [args for op, args in runtime if op == "USER"]
     assert user.split(":")[0].isdigit() and not user.startswith("0")
     assert any(op == "HEALTHCHECK" and "/api/ping" in args for op, args in runtime)
