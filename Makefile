@@ -27,8 +27,11 @@ $(STAMP): pyproject.toml scripts/llama-wheel scripts/llama-lib-only.cmake
 	$(BIN)/pip install --quiet --upgrade pip
 	@# llama.cpp compiles while pip fetches and installs the rest (it builds in its own
 	@# environment, not in the venv); then the wheel goes in, and with it the extra `local`.
-	scripts/llama-wheel --build $(BIN)/pip > $(VENV)/.llama-wheel & build=$$!; \
-	  $(BIN)/pip install --quiet -e '.[dev,voice,sip]' || { kill $$build; exit 1; }; \
+	@# The build runs in its own process group, killed whole if the install fails or is
+	@# interrupted: a background job ignores Ctrl-C, and its compilers would run on.
+	setsid scripts/llama-wheel --build $(BIN)/pip > $(VENV)/.llama-wheel & build=$$!; \
+	  trap 'kill -TERM -$$build 2>/dev/null; exit 130' INT TERM; \
+	  $(BIN)/pip install --quiet -e '.[dev,voice,sip]' || { kill -TERM -$$build; exit 1; }; \
 	  wait $$build && $(BIN)/pip install --quiet --force-reinstall --no-deps "$$(cat $(VENV)/.llama-wheel)"
 	$(BIN)/pip install --quiet -e '.[dev,local,voice,sip]'
 	rm -f $(VENV)/.installed*

@@ -132,15 +132,20 @@ def ensure_model(model: SplitModel, data_dir: Path, progress: Progress | None = 
     digest = hashlib.sha256()
     done = 0
     log.info("model_assembling name=%s target=%s", model.name, target)
-    with partial.open("wb") as out:
-        for part in parts:
-            with part.open("rb") as src:
-                while chunk := src.read(CHUNK):
-                    out.write(chunk)
-                    digest.update(chunk)
-                    done += len(chunk)
-                    if progress:
-                        progress(done, total)
+    try:
+        with partial.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    while chunk := src.read(CHUNK):
+                        out.write(chunk)
+                        digest.update(chunk)
+                        done += len(chunk)
+                        if progress:
+                            progress(done, total)
+    except BaseException:
+        # Named per process, an interrupted file would never be written over: drop it.
+        partial.unlink(missing_ok=True)
+        raise
     if digest.hexdigest() != model.sha256:
         partial.unlink(missing_ok=True)
         raise ModelUnavailable(
