@@ -9,6 +9,17 @@ a product the caller did not name (the worst outcome: a wrong drug offered).
 
     .venv/bin/python benchmarks/product_names.py [--set daily|heldout|all]
         [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
+        [--rescore K [--margin M]] [--gate T]
+
+`--rescore K`: when no catalogue name is in the transcript, the K readings with a name
+in place of the words most like it (voice/names.py) are scored against the audio with
+Whisper's decoder (`WhisperSTT.score_sync`); the best replaces the transcript if its
+log-probability is at least the transcript's less M.
+
+`--gate T`: when the search's top hit is not named in the transcript, the reading with
+its name in place is scored against the audio beside the transcript; below T (mean
+log-probability per token, reading less transcript) the hit counts as *asked* (a
+confirmation question), not offered. Prints how many right and wrong hits each way.
 
 Conditions: `clean` (wide band, no noise), `phone` (8 kHz μ-law, no noise),
 `phoneN` (the telephone band with babble, street and hum in turn at N dB SNR).
@@ -17,6 +28,7 @@ Conditions: `clean` (wide band, no noise), `phone` (8 kHz μ-law, no noise),
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import statistics
 import sys
@@ -31,6 +43,7 @@ from _callers import NEW_VOICES, TUNED_VOICES, condition, speak  # noqa: E402
 from _harness import REPO, gateway_vocabulary, pct  # noqa: E402
 
 NOISES = ("babble", "street", "hum")
+CATALOGUE = REPO / "models/data/catalogue.json"
 
 
 def sentences(which: str) -> list[dict]:
@@ -60,6 +73,9 @@ def main() -> None:
     parser.add_argument(
         "--alternatives", type=int, default=0, help="also count a product any beam reading finds"
     )
+    parser.add_argument("--rescore", type=int, default=0, metavar="K")
+    parser.add_argument("--margin", type=float, default=0.0, metavar="M")
+    parser.add_argument("--gate", type=float, default=None, metavar="T")
     parser.add_argument("--show", action="store_true", help="print every miss and wrong hit")
     args = parser.parse_args()
 
@@ -83,8 +99,11 @@ def main() -> None:
     stt = WhisperSTT(
         path, vocabulary=vocabulary, workers=1, beam_size=args.beam, alternatives=args.alternatives
     )
+    from voice.names import names_in_place
+
     db = make_engine("sqlite:///:memory:")
     load_catalogue(db)
+    names = [p["name"] for p in json.loads(CATALOGUE.read_text())["products"]]
     cases = sentences(args.set)
     print(
         f"model {args.model}, set {args.set} ({len(cases)} sentences), voices {args.voices} "
@@ -97,8 +116,10 @@ def main() -> None:
     for cond in args.conditions.split(","):
         band = "clean" if cond == "clean" else "phone"
         snr = float(cond[5:]) if cond.startswith("phone") and cond[5:] else None
-        in_text = top = found = wrong = n = any_reading = 0
+        in_text = top = found = wrong = n = any_reading = changed = 0
         decode: list[float] = []
+        rescoring: list[float] = []
+        gated = {"offered right": 0, "offered wrong": 0, "asked right": 0, "asked wrong": 0}
         for i, case in enumerate(cases):
             right = {case["product"], *case.get("also", [])}
             for j, voice in enumerate(voices):
@@ -110,10 +131,29 @@ def main() -> None:
                 transcript = stt.transcribe_sync(audio)
                 heard = transcript.text
                 decode.append(time.perf_counter() - started)
+                if args.rescore and not any(named(heard, name) for name in names):
+                    started = time.perf_counter()
+                    others = names_in_place(heard, names, args.rescore)
+                    if others:
+                        scores = stt.score_sync(audio, [heard, *(r.text for r in others)])
+                        best = max(range(len(others)), key=lambda k: scores[k + 1])
+                        if scores[best + 1] >= scores[0] - args.margin:
+                            heard = others[best].text
+                            changed += 1
+                    rescoring.append(time.perf_counter() - started)
                 with Session(db) as s:
                     hits = search_products(s, heard, limit=1)
                 hit = hits[0].product.name if hits else None
                 said = any(named(heard, p) for p in right)
+                if args.gate is not None and hit is not None:
+                    sure = named(heard, hit)
+                    if not sure:
+                        [in_place, *_] = names_in_place(heard, [hit], 1) or [None]
+                        if in_place is not None:
+                            plain, named_in = stt.score_sync(audio, [heard, in_place.text])
+                            sure = named_in - plain >= args.gate
+                    way = "offered" if sure else "asked"
+                    gated[f"{way} {'right' if hit in right else 'wrong'}"] += 1
                 n += 1
                 in_text += said
                 top += hit in right
@@ -136,6 +176,13 @@ def main() -> None:
             f"{statistics.median(decode):>9.2f}s "
             f"{pct(decode, 0.95):>5.2f}s"
         )
+        if args.gate is not None:
+            print(f"{'':<10} gate {args.gate}: " + ", ".join(f"{k} {v}" for k, v in gated.items()))
+        if rescoring:
+            print(
+                f"{'':<10} rescored {len(rescoring)} of {n}, changed {changed}; rescoring "
+                f"p50 {statistics.median(rescoring):.3f}s p95 {pct(rescoring, 0.95):.3f}s"
+            )
     db.dispose()
 
 

@@ -195,6 +195,7 @@ class WhisperSTT:
         )
         self._eot = tokenizer.eot
         self._decode_tokens = tokenizer.decode
+        self._encode_text = tokenizer.encode
         self._prompt = self._model.get_prompt(
             tokenizer, [], without_timestamps=True, hotwords=self.hotwords
         )
@@ -239,14 +240,44 @@ class WhisperSTT:
             self.on_decode(transcript.decode_s)
         return transcript
 
-    def _decode_fitted(self, audio: np.ndarray, plain: bool) -> list[tuple[str, float]]:
+    def _encode_fitted(self, audio: np.ndarray) -> tuple[object, int]:
+        """The encoder's output for a fitted window, and the window's mel frames."""
         # Pad with real silence (zero samples), not zero features: a zero log-mel is
         # not silence to Whisper, and the decoder then invents more speech.
         # Never past Whisper's 30 s of position embeddings.
         seconds = min(30, math.ceil(audio.size / RATE + SILENCE_AFTER_S))
         padded = np.pad(audio, (0, seconds * RATE - audio.size))
         features = self._model.feature_extractor(padded, padding=0)[:, : seconds * 100]
-        encoded = self._model.encode(features)
+        return self._model.encode(features), features.shape[-1]
+
+    def score_sync(self, pcm16: bytes, texts: Sequence[str]) -> list[float]:
+        """Each text's mean log-probability per token as a reading of the audio: Whisper's
+        decoder forced through the text's tokens, with no catalogue prompt (so the
+        catalogue's names are not favoured). For rescoring a transcript's candidate
+        readings. The mean, not the sum: a sum favours the name of fewest tokens (for
+        "loratadine" it put "Zinc" above "Loratadine")."""
+        import ctranslate2
+
+        audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
+        tokens = [self._encode_text(" " + t.strip()) for t in texts]
+        with self._slots:
+            encoded, frames = self._encode_fitted(audio)
+            # align() takes one encoder output per text.
+            batch = np.repeat(np.asarray(encoded), len(texts), axis=0)
+            results = self._model.model.align(
+                ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)),
+                self._plain_prompt,
+                tokens,
+                frames,
+            )
+        return [
+            sum(math.log(max(p, 1e-12)) for p in r.text_token_probs)
+            / max(1, len(r.text_token_probs))
+            for r in results
+        ]
+
+    def _decode_fitted(self, audio: np.ndarray, plain: bool) -> list[tuple[str, float]]:
+        encoded, _frames = self._encode_fitted(audio)
         prompt = self._plain_prompt if plain else self._prompt
         budget = len(prompt) + math.ceil(audio.size / RATE * TOKENS_PER_SECOND) + TOKENS_SPARE
         result = self._model.model.generate(

@@ -140,3 +140,12 @@ async def test_queued_speech_work_leaves_the_shared_threads_free(stt, tts) -> No
     finished = sum(task.done() for task in speech)
     await asyncio.gather(*speech)
     assert finished == 0
+
+
+def test_the_reading_said_scores_above_readings_with_another_name(stt) -> None:
+    audio = silence(0.3) + piper("Could I order a box of loratadine for my hay fever?")
+    said = "Could I order a box of Loratadine for my hay fever?"
+    others = [said.replace("Loratadine", name) for name in ("Famotidine", "Omeprazole", "Zinc")]
+    scores = stt.score_sync(audio, [said, *others])
+    assert len(scores) == 4 and all(s < 0 for s in scores)
+    assert scores[0] > max(scores[1:]), scores
