@@ -59,7 +59,8 @@ run: model
 # browser's microphone, sipp's pauses), so its tests run on three workers and overlap:
 # 9:41 on two workers, 7:11 on three, against 20:11 in one process, for the tests other
 # than `solo` (docs/performance.md, "Start-up"). The `solo` tests, the embedded model
-# against its turn deadline, then run alone. Both parts always run.
+# against its turn deadline and the calls that claim no underrun, then run alone. Both
+# parts always run.
 TEST_WORKERS ?= 3
 
 ## make test: set everything up and run the whole suite
