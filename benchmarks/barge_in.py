@@ -93,6 +93,10 @@ async def trial(
         quiet = b"\0" * FRAME
         delayed = deque([quiet] * int(delay_frames))
         i = echoed = 0
+        # Paced on the wall clock, not by sleeping 20 ms after each frame: that ran slower
+        # than the reply whenever the session worked, and the echo fell further behind it
+        # with every frame (0.58 s late by the end of a reply, past what an echo can be).
+        due = time.monotonic()
         while True:
             frame = np.frombuffer(caller[i : i + FRAME].ljust(FRAME, b"\0"), "<i2").astype(float)
             i += FRAME
@@ -106,7 +110,8 @@ async def trial(
             if onset is None and over is not None and np.abs(frame).max() > 328:
                 onset = time.monotonic()
             await voice.push(AudioFrame(frame.clip(-32768, 32767).astype("<i2").tobytes(), 16000))
-            await asyncio.sleep(0.02)
+            due += 0.02
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
 
     feeder = asyncio.get_running_loop().create_task(line())
     try:
