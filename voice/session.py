@@ -18,6 +18,7 @@ from contextlib import suppress
 from dataclasses import replace
 from typing import Protocol
 
+from voice.echo import EchoGate
 from voice.events import (
     ErrorEvent,
     InterruptedEvent,
@@ -65,6 +66,17 @@ URGENT_BELOW_S = 1.0
 # "okay, thanks" ran past 1.0 s); a caller who means to stop the reply is already not
 # hearing it, so waiting to be sure costs them nothing.
 ASIDE_MAX_S = 1.5
+# The reply is held at the first 60 ms of voice over it (three 20 ms frames: not one
+# click), not at the VAD's 200 ms confirmation: with the transport's 100 ms lead, waiting
+# for the confirmation stopped a real barge-in 0.32 s after it began (p50), over the
+# 300 ms it is allowed. Voice that stops before it is confirmed was nothing: the reply
+# goes on after ONSET_RELEASE_S of quiet.
+ONSET_HOLD_S = 0.06
+ONSET_RELEASE_S = 0.3
+# After a hold that came to nothing, the next ones wait for confirmed speech for this
+# long; after the reply's echo, for the rest of the reply. Held at its first 60 ms, an
+# echo comes back in fragments too short to read ("Take. Take. Take." for "three options").
+ONSET_QUIET_S = 2.0
 
 
 class Responder(Protocol):
@@ -235,7 +247,9 @@ class _Turn:
                     self.first_audio = voice.clock()
                 if voice.recording is not None:
                     voice.recording.said(frame)
-                self.sent_audio += voice.to_vad_rate(chunk)
+                heard = voice.to_vad_rate(chunk)
+                self.sent_audio += heard
+                voice._echo.played(heard, voice.clock())
                 voice._emit(
                     ReplyAudioEvent(session_id=voice.session_id, time=frame.timestamp, frame=frame)
                 )
@@ -277,6 +291,7 @@ class VoiceSession:
             # the usual stop; silence alone ends the others only after the longer hold.
             config = replace(config, stop_ms=max(config.stop_ms, config.hold_ms))
         self._detector = TurnDetector(config, VAD_RATE)
+        self._echo = EchoGate(VAD_RATE, lead_s=lead_s)
         self._step = self._detector.sample_rate * config.frame_ms // 1000 * 2
         self._resamplers: dict[int, StreamResampler] = {}
         self._arrivals: deque[tuple[float, float]] = deque(maxlen=500)  # (stream end, wall)
@@ -288,6 +303,10 @@ class VoiceSession:
         # The reply held while the caller speaks over it, and when they started.
         self._held: _Turn | None = None
         self._held_at = 0.0
+        self._onset_held = False  # held at the first voice, not yet confirmed speech
+        self._onset_seen: float | None = None  # the start of the voice last held for
+        self._onset_quiet_until = 0.0  # stream time before which no hold comes at onset
+        self._echoed: _Turn | None = None  # a reply heard back: held only once confirmed
         self._settling: asyncio.Task[None] | None = None
         self._out_resampler: StreamResampler | None = None
         self._done: set[asyncio.Task[None]] = set()
@@ -313,10 +332,41 @@ class VoiceSession:
         # A frame at a time: a turn judged over ends at the frame it was judged at, and
         # speech over a reply becomes a barge-in the moment it has gone on too long.
         for offset in range(0, len(pcm), self._step):
-            await self._handle(self._detector.feed(pcm[offset : offset + self._step]))
-            if self._held is not None and self._detector.in_speech:
-                if self._detector.last_voice - self._held_at >= ASIDE_MAX_S:
+            chunk = pcm[offset : offset + self._step]
+            self._echo.heard(chunk)
+            await self._handle(self._detector.feed(chunk, echo=self._is_echo))
+            await self._watch_overlap()
+
+    def _is_echo(self) -> bool:
+        return self._echo.is_echo(self.clock())
+
+    async def _watch_overlap(self) -> None:
+        """Voice over a reply, frame by frame: the reply is held at its first voice, goes
+        on if that voice comes to nothing, and is cut once the speech goes on too long."""
+        detector = self._detector
+        if self._held is not None:
+            if detector.in_speech:
+                if detector.last_voice - self._held_at >= ASIDE_MAX_S:
                     await self._barge_in("long")
+            elif self._onset_held and (
+                detector.heard_s == 0.0 or detector.quiet_s >= ONSET_RELEASE_S
+            ):
+                self._resume("noise", "")
+            return
+        turn, started = self._turn, detector.started_at
+        if (
+            turn is not None
+            and turn.speaking
+            and started is not None
+            and not detector.in_speech
+            and detector.heard_s >= ONSET_HOLD_S
+            and started != self._onset_seen
+            and started >= self._onset_quiet_until
+            and turn is not self._echoed
+        ):
+            self._onset_seen = started
+            self._onset_held = True
+            self._hold(turn, started)
 
     async def _decide(self, paused: SpeechPaused, speculation: asyncio.Task[Transcript]) -> None:
         """Is the caller who paused done? The model and the pause's transcript decide
@@ -366,13 +416,13 @@ class VoiceSession:
             if isinstance(event, SpeechStarted):
                 turn = self._turn
                 if self._held is not None:
-                    # Still holding, and the caller starts again: a new aside, timed anew.
+                    # Held at its first voice, or still holding and the caller starts
+                    # again: an aside, timed from its own start.
                     self._held_at = event.at
+                    self._onset_held = False
                 elif turn is not None and turn.speaking:
                     # Stop the reply now, decide what it was when the caller is heard.
-                    turn.hold()
-                    self._held, self._held_at = turn, event.at
-                    self._emit(ReplyHeldEvent(session_id=self.session_id, time=self.clock()))
+                    self._hold(turn, event.at)
                 else:
                     await self._interrupt()
                 self._emit(SpeechStartedEvent(session_id=self.session_id, time=self.clock()))
@@ -431,9 +481,22 @@ class VoiceSession:
         if reason is None:
             await self._barge_in("words", ended, heard)
             return
-        self._held = None
+        self._resume(reason, heard)
+
+    def _hold(self, turn: _Turn, at: float) -> None:
+        turn.hold()
+        self._held, self._held_at = turn, at
+        self._emit(ReplyHeldEvent(session_id=self.session_id, time=self.clock()))
+
+    def _resume(self, reason: str, heard: str) -> None:
+        """What was said over the held reply was not for it: the reply goes on."""
+        held, self._held, self._onset_held = self._held, None, False
+        if reason in ("noise", "echo"):
+            self._onset_quiet_until = self._stream_s + ONSET_QUIET_S
+        if reason == "echo":
+            self._echoed = held
         log.info("aside session_id=%s reason=%s text=%r", self.session_id, reason, heard)
-        if held is self._turn and not held.task.done():
+        if held is not None and held is self._turn and not held.task.done():
             held.release()
             self._emit(
                 ReplyResumedEvent(
@@ -447,7 +510,7 @@ class VoiceSession:
     async def _barge_in(self, why: str, ended: SpeechEnded | None = None, heard: str = "") -> None:
         """Speech over the held reply was meant for it: cut the reply; the speech, ended
         or still going, is the next turn."""
-        self._held = None
+        self._held, self._onset_held = None, False
         log.info("barge_in_confirmed session_id=%s why=%s heard=%r", self.session_id, why, heard)
         await self._interrupt()
         if ended is not None:
@@ -522,7 +585,7 @@ class VoiceSession:
         self._report(turn, interrupted=False)
 
     async def _interrupt(self) -> None:
-        self._held = None
+        self._held, self._onset_held = None, False
         turn = self._turn
         if turn is None or turn.task.done():
             return

@@ -18,6 +18,7 @@ count as voice: measured here, voiced speech has a median spectral flatness of
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -138,12 +139,31 @@ class TurnDetector:
         return self._last_voice
 
     @property
+    def heard_s(self) -> float:
+        """Voice in the utterance under way, confirmed or not yet: 0 outside one."""
+        return self._voiced_s if self._started_at is not None else 0.0
+
+    @property
+    def started_at(self) -> float | None:
+        """Stream time of the first voiced frame of the utterance under way, if any."""
+        return self._started_at
+
+    @property
+    def quiet_s(self) -> float:
+        """Silence since the last voiced frame of the utterance under way."""
+        return self._silence_s
+
+    @property
     def paused(self) -> bool:
         """Confirmed speech is followed by `early_ms` of silence, and nothing since."""
         return self._paused
 
-    def feed(self, pcm: bytes) -> list[VadEvent]:
-        """Take PCM16 at the detector's rate, of any length; return what happened, in order."""
+    def feed(self, pcm: bytes, *, echo: Callable[[], bool] | None = None) -> list[VadEvent]:
+        """Take PCM16 at the detector's rate, of any length; return what happened, in order.
+
+        `echo`, asked only of a frame that would count as voice: whether the frame is the
+        reply coming back (voice/echo.py), which is silence to the turn. Asked about the
+        frame just fed, so whoever passes it feeds one frame at a time."""
         self._pending += pcm
         events: list[VadEvent] = []
         while len(self._pending) >= self._frame_bytes:
@@ -151,17 +171,22 @@ class TurnDetector:
                 self._pending[: self._frame_bytes],
                 self._pending[self._frame_bytes :],
             )
-            events.extend(self._step(frame))
+            events.extend(self._step(frame, echo))
         return events
 
-    def _step(self, frame: bytes) -> list[VadEvent]:
+    def _step(self, frame: bytes, echo: Callable[[], bool] | None = None) -> list[VadEvent]:
         start = self._clock
         self._clock += self._frame_s
+        config = self.config
         voiced = (
             self._vad.is_speech(frame, self.sample_rate)
-            and spectral_flatness(frame) < self.config.max_flatness
+            and spectral_flatness(frame) < config.max_flatness
         )
-        config = self.config
+        sustained = (
+            not voiced and self._started_at is not None and self._rms(frame) >= config.sustain_rms
+        )
+        if (voiced or sustained) and echo is not None and echo():
+            voiced = sustained = False
         if self._started_at is None:
             if not voiced:
                 self._preroll.append(frame)
@@ -183,7 +208,7 @@ class TurnDetector:
             if not self._confirmed and self._voiced_s * 1000 >= config.min_speech_ms:
                 self._confirmed = True
                 events.append(SpeechStarted(at=self._started_at))
-        elif self._rms(frame) < config.sustain_rms:
+        elif not sustained:
             self._silence_s += self._frame_s
         early = config.early_ms
         if self._confirmed and not self._paused and early and self._silence_s * 1000 >= early:

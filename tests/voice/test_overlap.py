@@ -4,6 +4,8 @@ moment and lets it go on; anything else cuts it, at once."""
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import deque
 
 import numpy as np
 import pytest
@@ -88,6 +90,39 @@ async def test_a_real_barge_in_is_cut_when_its_words_are_read(stt, tts) -> None:
     await voice.close()
 
 
+async def test_the_reply_is_held_at_the_first_voice_over_it_and_goes_on_if_it_was_nothing(
+    stt, tts
+) -> None:
+    """A barge-in must stop the reply within 300 ms: waiting for the VAD's 200 ms of voice,
+    plus the transport's 100 ms lead, did not. So the reply is held at the first 60 ms;
+    a sound too short to be speech lets it go on."""
+    responder = SlowResponder(finish=True)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    for chunk in frames(silence(0.5) + piper("I need something for a headache.") + silence(0.8)):
+        await voice.push(AudioFrame(chunk, 16000))
+    seen: list = []
+    await next_of(voice, ReplyAudioEvent, seen)
+
+    blip = trim(espeak("Ah.", "en-us"))[: 2 * int(16000 * 0.14)]  # under the VAD's 200 ms
+    pushed_s, held_s = 0.0, None
+    for chunk in frames(blip):
+        await voice.push(AudioFrame(chunk, 16000))
+        pushed_s += len(chunk) / 32000
+        while not voice.events.empty():
+            seen.append(voice.events.get_nowait())
+            if isinstance(seen[-1], ReplyHeldEvent) and held_s is None:
+                held_s = pushed_s
+    assert held_s is not None and held_s <= 0.1
+    for chunk in frames(silence(0.6)):
+        await voice.push(AudioFrame(chunk, 16000))
+    resumed = await next_of(voice, ReplyResumedEvent, seen)
+    assert resumed.reason == "noise"
+    done = await next_of(voice, (ReplyDoneEvent, InterruptedEvent), seen)
+    assert isinstance(done, ReplyDoneEvent) and done.text == f"{FIRST} {SECOND}"
+    assert responder.revised == [] and len(responder.heard) == 1
+    await voice.close()
+
+
 async def test_the_reply_heard_back_through_the_callers_microphone_does_not_cut_it(
     stt, tts
 ) -> None:
@@ -96,25 +131,29 @@ async def test_the_reply_heard_back_through_the_callers_microphone_does_not_cut_
     voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
     for chunk in frames(silence(0.5) + piper("I need something for a headache.") + silence(0.8)):
         await voice.push(AudioFrame(chunk, 16000))
-    played: asyncio.Queue[bytes] = asyncio.Queue()
+    played: deque[tuple[float, bytes]] = deque()  # (when it went out, the frame)
     seen: list = []
 
     async def microphone() -> None:
-        # The caller's line runs in real time whether or not the reply is: the echo of
-        # what was played, three frames late, else silence.
-        delay = [silence(0.02)] * 3
+        # The caller's line runs on the wall clock whether or not the reply is: each frame
+        # of the reply comes back when the caller's loudspeaker plays it (the session's
+        # 100 ms lead after it went out) and 60 ms more, half as loud; else silence.
+        due = time.monotonic()
         while True:
-            delay.append(played.get_nowait() if not played.empty() else silence(0.02))
-            echo = np.frombuffer(delay.pop(0), "<i2") * 0.5
+            heard = silence(0.02)
+            if played and played[0][0] + 0.16 <= due:
+                heard = played.popleft()[1]
+            echo = np.frombuffer(heard, "<i2") * 0.5
             await voice.push(AudioFrame(echo.astype("<i2").tobytes(), 16000))
-            await asyncio.sleep(0.02)
+            due += 0.02
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
 
     mic = asyncio.get_running_loop().create_task(microphone())
     try:
         while not any(isinstance(e, (ReplyDoneEvent, InterruptedEvent)) for e in seen):
             event = await next_of(voice, object, seen)
             if isinstance(event, ReplyAudioEvent):
-                played.put_nowait(event.frame.pcm)
+                played.append((event.time, event.frame.pcm))
     finally:
         mic.cancel()
     assert not any(isinstance(e, InterruptedEvent) for e in seen)

@@ -1,0 +1,93 @@
+"""The reply's echo on the caller's line is told apart from the caller, frame by frame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voice.degrade import telephone
+from voice.echo import EchoGate
+from voice.vad import SpeechStarted, TurnDetector
+
+from .speech import espeak, frames, piper, silence
+
+REPLY = "We have three options for a headache. Paracetamol costs 2 dollars 99 for sixteen tablets."
+FRAME = 640  # 20 ms at 16 kHz
+
+
+def line(reply: bytes, caller: bytes, *, delay: int, gain: float, phone: bool) -> list[bytes]:
+    """The caller's line while `reply` plays: its echo, `delay` frames late, plus `caller`."""
+    out = []
+    for i, said in enumerate(frames(caller.ljust(len(reply), b"\0"))):
+        j = i - delay
+        echo = reply[j * FRAME : (j + 1) * FRAME].ljust(FRAME, b"\0") if j >= 0 else silence(0.02)
+        if phone:
+            echo = telephone(echo)
+        mixed = np.frombuffer(said.ljust(FRAME, b"\0"), "<i2") + gain * np.frombuffer(echo, "<i2")
+        out.append(mixed.clip(-32768, 32767).astype("<i2").tobytes())
+    return out
+
+
+def judge(reply: bytes, heard: list[bytes]) -> list[bool]:
+    gate = EchoGate(16000)
+    judged = []
+    for i, frame in enumerate(heard):
+        gate.played(reply[i * FRAME : (i + 1) * FRAME], i * 0.02)
+        gate.heard(frame)
+        judged.append(gate.is_echo(i * 0.02))
+    return judged
+
+
+def loud(frame: bytes, level: float = 300.0) -> bool:
+    samples = np.frombuffer(frame, "<i2").astype(float)
+    return float(np.sqrt(np.mean(samples * samples))) >= level
+
+
+@pytest.mark.parametrize(
+    ("delay", "gain", "phone"), [(2, 0.5, False), (12, 0.3, True), (35, 0.4, False)]
+)
+def test_the_replys_echo_is_taken_for_echo(delay, gain, phone) -> None:
+    reply = piper(REPLY)
+    heard = line(reply, b"", delay=delay, gain=gain, phone=phone)
+    judged = judge(reply, heard)
+    echoed = [j for f, j in zip(heard, judged, strict=True) if loud(f)]
+    assert len(echoed) > 100 and sum(echoed) >= 0.97 * len(echoed)
+    # With the echo taken, the VAD hears no speech over the whole reply.
+    detector = TurnDetector()
+    events = [
+        e for f, j in zip(heard, judged, strict=True) for e in detector.feed(f, echo=lambda j=j: j)
+    ]
+    assert not any(isinstance(e, SpeechStarted) for e in events)
+
+
+@pytest.mark.parametrize("voice", ["en-us", "en-gb+f3"])
+def test_the_caller_is_heard_alone_and_over_the_echo(voice) -> None:
+    reply = piper(REPLY)
+    caller = silence(0.6) + espeak("No, wait, I wanted ibuprofen instead.", voice)
+    for gain in (0.0, 0.4):
+        heard = line(reply, caller, delay=6, gain=gain, phone=False)
+        judged = judge(reply, heard)
+        said = [
+            j
+            for f, j in zip(frames(caller.ljust(len(reply), b"\0")), judged, strict=False)
+            if loud(f)
+        ]
+        if gain == 0.0:
+            assert not any(said)  # alone, never taken for the reply
+        detector = TurnDetector()
+        events = [
+            e
+            for f, j in zip(heard, judged, strict=True)
+            for e in detector.feed(f, echo=lambda j=j: j)
+        ]
+        started = [e for e in events if isinstance(e, SpeechStarted)]
+        assert started and 0.5 <= started[0].at <= 0.9  # heard, and from its start
+
+
+def test_no_reply_lately_nothing_is_echo() -> None:
+    gate = EchoGate(16000)
+    reply = piper(REPLY)
+    gate.played(reply[:FRAME], 0.0)
+    # The same sound, but long after the reply stopped going out: the caller, not an echo.
+    gate.heard(reply[:FRAME])
+    assert not gate.is_echo(5.0)
