@@ -349,7 +349,7 @@ class VoiceSession:
                 if detector.last_voice - self._held_at >= ASIDE_MAX_S:
                     await self._barge_in("long")
             elif self._onset_held and (
-                detector.heard_s == 0.0 or detector.quiet_s >= ONSET_RELEASE_S
+                detector.heard_s == 0.0 or detector.since_voice_s >= ONSET_RELEASE_S
             ):
                 self._resume("noise", "")
             return
@@ -410,6 +410,7 @@ class VoiceSession:
         for the stop silence."""
         if not self._closed:
             await self._handle(self._detector.flush())
+            await self._watch_overlap()  # a blip that held the reply is gone with the flush
 
     async def _handle(self, events: list[VadEvent]) -> None:
         for event in events:
@@ -463,14 +464,14 @@ class VoiceSession:
     async def _settle(self, ended: SpeechEnded) -> None:
         """The caller stopped speaking over a held reply: an aside resumes it, anything
         else interrupts it and is the next turn."""
+        held = self._held
         try:
             # Read without the catalogue's bias: it made products of "mm-hmm" and "right".
             transcript: Transcript | None = await self.stt.transcribe(ended.audio, plain=True)
         except Exception as error:
             log.warning("aside_unheard session_id=%s error=%r", self.session_id, error)
             transcript = None
-        held = self._held
-        if held is None:
+        if held is None or self._held is not held:
             return  # cut meanwhile (a long barge-in, an operator's words, the call's end)
         if self._detector.in_speech:
             return  # the caller is speaking again: the end of that decides
@@ -569,6 +570,8 @@ class VoiceSession:
     def _finished(self, turn: _Turn, task: asyncio.Task[None]) -> None:
         if self._turn is turn:
             self._turn = None
+        if self._echoed is turn:
+            self._echoed = None
         if task.cancelled():
             return
         error = task.exception()

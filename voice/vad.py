@@ -149,9 +149,10 @@ class TurnDetector:
         return self._started_at
 
     @property
-    def quiet_s(self) -> float:
-        """Silence since the last voiced frame of the utterance under way."""
-        return self._silence_s
+    def since_voice_s(self) -> float:
+        """Stream time since the last voiced frame, whatever came after it (silence,
+        or noise loud enough to keep a turn open)."""
+        return self._clock - self._last_voice
 
     @property
     def paused(self) -> bool:

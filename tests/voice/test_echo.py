@@ -15,12 +15,16 @@ REPLY = "We have three options for a headache. Paracetamol costs 2 dollars 99 fo
 FRAME = 640  # 20 ms at 16 kHz
 
 
-def line(reply: bytes, caller: bytes, *, delay: int, gain: float, phone: bool) -> list[bytes]:
-    """The caller's line while `reply` plays: its echo, `delay` frames late, plus `caller`."""
+def line(
+    reply: bytes, caller: bytes, *, delay: int, gain: float, phone: bool, extra: int = 0
+) -> list[bytes]:
+    """The caller's line while `reply` plays: its echo, `delay` frames and `extra` samples
+    late, plus `caller`."""
     out = []
+    late = bytes(2 * extra) + reply
     for i, said in enumerate(frames(caller.ljust(len(reply), b"\0"))):
         j = i - delay
-        echo = reply[j * FRAME : (j + 1) * FRAME].ljust(FRAME, b"\0") if j >= 0 else silence(0.02)
+        echo = late[j * FRAME : (j + 1) * FRAME].ljust(FRAME, b"\0") if j >= 0 else silence(0.02)
         if phone:
             echo = telephone(echo)
         mixed = np.frombuffer(said.ljust(FRAME, b"\0"), "<i2") + gain * np.frombuffer(echo, "<i2")
@@ -44,11 +48,19 @@ def loud(frame: bytes, level: float = 300.0) -> bool:
 
 
 @pytest.mark.parametrize(
-    ("delay", "gain", "phone"), [(2, 0.5, False), (12, 0.3, True), (35, 0.4, False)]
+    ("delay", "gain", "phone", "extra"),
+    [
+        (2, 0.5, False, 0),
+        (12, 0.3, True, 0),
+        (35, 0.4, False, 0),
+        (12, 0.4, False, 1),
+        (6, 0.4, True, 7),
+    ],
 )
-def test_the_replys_echo_is_taken_for_echo(delay, gain, phone) -> None:
+def test_the_replys_echo_is_taken_for_echo(delay, gain, phone, extra) -> None:
+    """Any delay: one of an odd number of samples falls between the 8 kHz samples."""
     reply = piper(REPLY)
-    heard = line(reply, b"", delay=delay, gain=gain, phone=phone)
+    heard = line(reply, b"", delay=delay, gain=gain, phone=phone, extra=extra)
     judged = judge(reply, heard)
     echoed = [j for f, j in zip(heard, judged, strict=True) if loud(f)]
     assert len(echoed) > 100 and sum(echoed) >= 0.97 * len(echoed)
