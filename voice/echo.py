@@ -105,7 +105,6 @@ class EchoGate:
         self._near = np.zeros(0)
         self._last_frame = b""
         self._last_sent: float | None = None
-        self.taken = 0  # frames judged echo, for logs and tests
 
     def played(self, pcm: bytes, now: float) -> None:
         """Reply audio went out to the caller at `now` (the clock `is_echo` is given)."""
@@ -115,8 +114,10 @@ class EchoGate:
         # Nothing went out for longer than the transport's lead (a reply's start, a hold):
         # the caller's loudspeaker ran dry, so the echo of that time is silence. A shorter
         # wait is absorbed by the audio queued ahead, and the echo has no gap.
-        gap_s = 0.0 if self._last_sent is None else now - self._last_sent - self._lead_s
-        idle = self._far_limit if self._last_sent is None else int(gap_s * self._rate)
+        if self._last_sent is None:
+            idle = self._far_limit
+        else:
+            idle = int((now - self._last_sent - self._lead_s) * self._rate)
         if idle > 0:
             self._far.append(np.zeros(min(idle, self._far_limit)))
             self._far_samples += self._far[-1].size
@@ -145,7 +146,4 @@ class EchoGate:
         # Compared at 8 kHz, half the cost. An echo late by an odd number of samples
         # falls between the far side's even samples, so both halves of it are tried.
         far, near = np.concatenate(self._far), self._near[::2]
-        if max(correlation(near, far[0::2]), correlation(near, far[1::2])) < self.threshold:
-            return False
-        self.taken += 1
-        return True
+        return max(correlation(near, far[0::2]), correlation(near, far[1::2])) >= self.threshold
