@@ -187,6 +187,7 @@ def main() -> None:
 
         logging.basicConfig(level=logging.WARNING, format="  %(message)s")
         logging.getLogger("voice.session").setLevel(logging.INFO)
+        logging.getLogger("voice.overlap").setLevel(logging.INFO)
     voices = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}[
         args.voices
     ]

@@ -37,7 +37,7 @@ from voice.events import (
 )
 from voice.frames import AudioFrame
 from voice.normalize import for_speech
-from voice.overlap import ECHO_LIKENESS, aside, echo_likeness
+from voice.overlap import read_aside
 from voice.recording import Recording
 from voice.resample import StreamResampler, resample
 from voice.sentences import SentenceSplitter
@@ -465,20 +465,21 @@ class VoiceSession:
         """The caller stopped speaking over a held reply: an aside resumes it, anything
         else interrupts it and is the next turn."""
         held = self._held
-        try:
-            # Read without the catalogue's bias: it made products of "mm-hmm" and "right".
-            transcript: Transcript | None = await self.stt.transcribe(ended.audio, plain=True)
-        except Exception as error:
-            log.warning("aside_unheard session_id=%s error=%r", self.session_id, error)
-            transcript = None
-        if held is None or self._held is not held:
-            return  # cut meanwhile (a long barge-in, an operator's words, the call's end)
-        if self._detector.in_speech:
-            return  # the caller is speaking again: the end of that decides
-        heard = "" if transcript is None else transcript.text
-        reason = None if transcript is None else aside(heard, held.reply_text())
-        if reason is None and echo_likeness(ended.audio, bytes(held.sent_audio)) >= ECHO_LIKENESS:
-            reason = "echo"
+        if held is None:
+            return
+        reading = await read_aside(
+            self.stt,
+            ended.audio,
+            held.reply_text(),
+            bytes(held.sent_audio),
+            # Cut meanwhile (a long barge-in, an operator's words, the call's end), or
+            # the caller is speaking again: the end of that decides.
+            still_held=lambda: self._held is held and not self._detector.in_speech,
+            session_id=self.session_id,
+        )
+        if reading is None:
+            return
+        heard, reason = reading.heard, reading.reason
         if reason is None:
             await self._barge_in("words", ended, heard)
             return

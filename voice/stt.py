@@ -44,6 +44,8 @@ TOKENS_SPARE = 8
 # Silence after the utterance in a fitted window. Measured on 24 product phrases with
 # the catalogue's vocabulary: 1 s heard 19 names right, 2 s 20, 4 s 19, the full window 14.
 SILENCE_AFTER_S = 2.0
+# Encoder outputs kept for the same audio decoded again (one per decode worker, and one).
+ENCODED_KEPT = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,8 @@ class Transcript:
     decode_s: float
     # The beam's other readings, best first (`WhisperSTT(alternatives=N)`).
     alternatives: tuple[str, ...] = ()
+    # Whisper's own probability that the audio holds no speech at all.
+    no_speech: float = 0.0
 
 
 def bundled_whisper() -> Path:
@@ -193,6 +197,7 @@ class WhisperSTT:
             task="transcribe",
             language="en",
         )
+        self._tokenizer = tokenizer
         self._eot = tokenizer.eot
         self._decode_tokens = tokenizer.decode
         self._encode_text = tokenizer.encode
@@ -203,34 +208,46 @@ class WhisperSTT:
         # which the biased prompt turned into product names ("Cough Syrup", "Bright").
         self._plain_prompt = self._model.get_prompt(tokenizer, [], without_timestamps=True)
         self._suppress = get_suppressed_tokens(tokenizer, [-1])
+        self._primers: dict[str, list[int]] = {}
+        self._encoded: dict[tuple[int, int], tuple[object, int]] = {}
+        self._encoded_lock = threading.Lock()
         # Told each decode's seconds (the gateway's metrics); from a worker thread.
         self.on_decode: Callable[[float], None] | None = None
         log.info("stt_loaded path=%s ms=%.0f", model_path, (time.perf_counter() - started) * 1000)
 
     def transcribe_sync(
-        self, pcm16: bytes, sample_rate: int = RATE, *, plain: bool = False
+        self,
+        pcm16: bytes,
+        sample_rate: int = RATE,
+        *,
+        plain: bool = False,
+        primer: str | None = None,
     ) -> Transcript:
-        """`plain`: not biased towards the catalogue's names."""
+        """`plain`: not biased towards the catalogue's names. `primer`: words given to
+        Whisper as what was said just before (implies `plain`), to ask how the audio
+        reads when those words are expected."""
         if sample_rate != RATE:
             raise ValueError("whisper takes 16 kHz audio")
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         started = time.perf_counter()
         with self._slots:
             fitted = self.context == "fit" and audio.size < 29 * RATE
+            prompt = self._primed(primer) if primer else None
             others: tuple[str, ...] = ()
             if fitted:
-                (text, logprob), *rest = self._decode_fitted(audio, plain)
+                ((text, logprob), *rest), no_speech = self._decode_fitted(audio, plain, prompt)
                 others = tuple(t for t, _ in rest if t and t != text)
             else:
-                text, logprob = self._decode_full(audio, plain)
+                text, logprob, no_speech = self._decode_full(audio, plain, primer)
             if fitted and degenerate(text):
                 # Whisper's own rule for a decode gone wrong ("Ib-y-y-y-y-y-y-"): the
                 # shortened window is the likely cause, so pay for the full one.
                 log.info("stt_fallback reason=degenerate text=%r", text[:60])
-                text, logprob = self._decode_full(audio, plain)
+                text, logprob, no_speech = self._decode_full(audio, plain, primer)
                 others = ()
         transcript = Transcript(
             alternatives=others,
+            no_speech=no_speech,
             text=text,
             confidence=math.exp(logprob),
             audio_s=len(audio) / RATE,
@@ -240,8 +257,33 @@ class WhisperSTT:
             self.on_decode(transcript.decode_s)
         return transcript
 
+    def _primed(self, primer: str) -> list[int]:
+        with self._encoded_lock:
+            prompt = self._primers.get(primer)
+        if prompt is None:
+            prompt = self._model.get_prompt(
+                self._tokenizer, self._encode_text(" " + primer.strip()), without_timestamps=True
+            )
+            with self._encoded_lock:
+                self._primers[primer] = prompt
+        return prompt
+
     def _encode_fitted(self, audio: np.ndarray) -> tuple[object, int]:
-        """The encoder's output for a fitted window, and the window's mel frames."""
+        """The encoder's output for a fitted window, and the window's mel frames. The
+        last few are kept: an aside over a reply is decoded, then reread and scored,
+        and the encoder is most of each pass."""
+        key = (audio.size, hash(audio.tobytes()))
+        with self._encoded_lock:
+            if key in self._encoded:
+                return self._encoded[key]
+        result = self._encode_window(audio)
+        with self._encoded_lock:
+            self._encoded[key] = result
+            while len(self._encoded) > ENCODED_KEPT:
+                del self._encoded[next(iter(self._encoded))]
+        return result
+
+    def _encode_window(self, audio: np.ndarray) -> tuple[object, int]:
         # Pad with real silence (zero samples), not zero features: a zero log-mel is
         # not silence to Whisper, and the decoder then invents more speech.
         # Never past Whisper's 30 s of position embeddings.
@@ -276,9 +318,14 @@ class WhisperSTT:
             for r in results
         ]
 
-    def _decode_fitted(self, audio: np.ndarray, plain: bool) -> list[tuple[str, float]]:
+    def _decode_fitted(
+        self, audio: np.ndarray, plain: bool, prompt: list[int] | None = None
+    ) -> tuple[list[tuple[str, float]], float]:
+        """Each reading, best first, as (text, log-probability per token), and the
+        probability of no speech."""
         encoded, _frames = self._encode_fitted(audio)
-        prompt = self._plain_prompt if plain else self._prompt
+        if prompt is None:
+            prompt = self._plain_prompt if plain else self._prompt
         budget = len(prompt) + math.ceil(audio.size / RATE * TOKENS_PER_SECOND) + TOKENS_SPARE
         result = self._model.model.generate(
             encoded,
@@ -286,6 +333,7 @@ class WhisperSTT:
             beam_size=self.beam_size,
             max_length=budget,
             return_scores=True,
+            return_no_speech_prob=True,
             num_hypotheses=1 + self.alternatives,
             suppress_blank=True,
             suppress_tokens=self._suppress,
@@ -296,14 +344,17 @@ class WhisperSTT:
             text = collapse_repeats(self._decode_tokens(tokens).strip())
             # The score is the hypothesis' log-probability per token (length penalty 1).
             readings.append((text, float(score) if tokens else -10.0))
-        return readings
+        return readings, float(result.no_speech_prob)
 
-    def _decode_full(self, audio: np.ndarray, plain: bool) -> tuple[str, float]:
+    def _decode_full(
+        self, audio: np.ndarray, plain: bool, primer: str | None = None
+    ) -> tuple[str, float, float]:
         segments, _info = self._model.transcribe(
             audio,
             language="en",
             beam_size=self.beam_size,
-            hotwords=None if plain else self.hotwords,
+            hotwords=None if plain or primer else self.hotwords,
+            initial_prompt=primer,
             # No sampling fallback: the same audio must give the same words.
             temperature=0.0,
             condition_on_previous_text=False,
@@ -314,14 +365,30 @@ class WhisperSTT:
         # in the worker thread, never on the event loop.
         parts = list(segments)
         text = " ".join(s.text.strip() for s in parts).strip()
-        return text, float(np.mean([s.avg_logprob for s in parts])) if parts else -10.0
+        if not parts:
+            return text, -10.0, 1.0
+        return (
+            text,
+            float(np.mean([s.avg_logprob for s in parts])),
+            float(np.mean([s.no_speech_prob for s in parts])),
+        )
 
     async def transcribe(
-        self, pcm16: bytes, sample_rate: int = RATE, *, plain: bool = False
+        self,
+        pcm16: bytes,
+        sample_rate: int = RATE,
+        *,
+        plain: bool = False,
+        primer: str | None = None,
     ) -> Transcript:
         loop = asyncio.get_running_loop()
-        work = partial(self.transcribe_sync, pcm16, sample_rate, plain=plain)
+        work = partial(self.transcribe_sync, pcm16, sample_rate, plain=plain, primer=primer)
         return await loop.run_in_executor(self._pool, work)
+
+    async def score(self, pcm16: bytes, texts: Sequence[str]) -> list[float]:
+        """`score_sync` off the event loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, partial(self.score_sync, pcm16, texts))
 
     def warm_up(self) -> None:
         self.transcribe_sync(b"\x00\x00" * RATE)

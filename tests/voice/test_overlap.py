@@ -4,6 +4,7 @@ moment and lets it go on; anything else cuts it, at once."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 
@@ -18,7 +19,7 @@ from voice.events import (
     ReplyResumedEvent,
 )
 from voice.frames import AudioFrame
-from voice.overlap import aside
+from voice.overlap import aside, primed_backchannel, worth_rereading
 from voice.session import VoiceSession
 
 from .speech import espeak, frames, piper, silence, trim
@@ -35,6 +36,10 @@ REPLY = "We have three options for a headache, all in stock today."
         ("Okay.", "backchannel"),
         ("Yeah, right.", "backchannel"),
         ("Uh-huh, okay, thanks.", "backchannel"),
+        # Whisper's shortened window loops, and spells one word two ways.
+        ("Yeah, right... Right... Right... Right... Right", "backchannel"),
+        ("All right. All right.", "backchannel"),
+        ("Yeah, all right then, I will take it.", None),
         ("", "noise"),
         ("(coughs)", "noise"),
         ("three options for a headache", "echo"),
@@ -48,6 +53,38 @@ REPLY = "We have three options for a headache, all in stock today."
 )
 def test_what_was_said_over_the_reply_is_read_for_whether_it_stops_it(heard, why) -> None:
     assert aside(heard, REPLY) == why
+
+
+def test_words_whisper_made_of_what_it_took_for_no_speech_are_noise() -> None:
+    # A cough through the phone band, as Whisper read it, and a caller's real "No, no, no"
+    # that it also thought more likely silence (both measured).
+    assert aside("I can't do it.", REPLY, no_speech=0.86, confidence=0.11) == "noise"
+    assert aside("No, no, no", REPLY, no_speech=0.91, confidence=0.19) is None
+    assert aside("I can't do it.", REPLY, no_speech=0.3, confidence=0.11) is None
+
+
+@pytest.mark.parametrize(
+    ("heard", "reread"),
+    [("them", True), ("in a month.", True), ("No.", True), ("Hang on.", True)]
+    + [("No, wait, I wanted ibuprofen.", False), ("", False)],
+)
+def test_only_a_short_reading_is_read_again(heard, reread) -> None:
+    assert worth_rereading(heard) is reread
+
+
+@pytest.mark.parametrize(
+    ("primed", "scored"),
+    [
+        ("Mm-hmm. Mm-hmm. Mm-hmm.", "Mm-hmm."),  # its loop would score well for itself
+        ("Mm.", "Mm."),
+        ("Okay, right.", "Okay."),
+        ("Hang on.", None),
+        ("Okay. But no.", None),
+        ("", None),
+    ],
+)
+def test_a_primed_reading_is_scored_by_its_first_backchannel(primed, scored) -> None:
+    assert primed_backchannel(primed) == scored
 
 
 async def listen_over(voice: VoiceSession, caller: bytes) -> list:
@@ -75,6 +112,31 @@ async def test_a_backchannel_holds_the_reply_then_lets_it_finish(stt, tts, said)
     done = seen[-1]
     assert isinstance(done, ReplyDoneEvent) and done.text == f"{FIRST} {SECOND}"
     assert responder.revised == [] and len(responder.heard) == 1
+    await voice.close()
+
+
+async def test_a_hum_whisper_reads_as_a_word_is_read_again_and_lets_the_reply_finish(
+    stt, tts, caplog
+) -> None:
+    """Whisper tiny reads this "Mm-hmm." as "in a month": words, not a backchannel."""
+    caplog.set_level(logging.INFO, logger="voice.overlap")
+    responder = SlowResponder(finish=True)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    seen = await listen_over(voice, trim(piper("Mm-hmm.")) + silence(0.8))
+    rereads = [r.getMessage() for r in caplog.records if r.getMessage().startswith("aside_reread")]
+    assert len(rereads) == 1, rereads
+    resumed = [e for e in seen if isinstance(e, ReplyResumedEvent)]
+    assert [e.reason for e in resumed] == ["backchannel"]
+    assert isinstance(seen[-1], ReplyDoneEvent) and seen[-1].text == f"{FIRST} {SECOND}"
+    await voice.close()
+
+
+@pytest.mark.parametrize("said", ["Hang on.", "No."])
+async def test_a_short_stop_read_again_still_cuts_the_reply(stt, tts, said) -> None:
+    responder = SlowResponder(finish=True)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    seen = await listen_over(voice, trim(espeak(said, "en-us")) + silence(0.8))
+    assert isinstance(seen[-1], InterruptedEvent)
     await voice.close()
 
 
