@@ -1,0 +1,135 @@
+"""What is said over a reply, read offline: how many asides are taken for asides, and how
+many short stops for stops. Issue 19's backchannel figures, on more words than
+`barge_in.py` has time for.
+
+`barge_in.py` plays a reply in real time and says 7 backchannels over it. This reads
+the same decision (`voice.overlap.read_aside`) straight from each utterance as the
+VAD cuts it, so it can afford many more: backchannels, coughs, short stops ("No.",
+"Pardon?", "Hang on.") and real barge-ins, in the tuned and the new voices, wide band
+and through the telephone band. The daily lists were looked at while tuning; the
+held-out lists were written before any run and are not to be tuned on.
+
+    .venv/bin/python benchmarks/asides.py [--set daily|heldout] [--voices tuned|new] [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _callers import NEW_VOICES, TUNED_VOICES, speak  # noqa: E402
+from barge_in import BARGE_INS, REPLY, cough  # noqa: E402
+
+from voice.degrade import telephone  # noqa: E402
+from voice.stt import WhisperSTT, bundled_whisper  # noqa: E402
+from voice.vad import SpeechEnded, TurnDetector  # noqa: E402
+
+try:
+    from voice.overlap import read_aside
+except ImportError:  # the code before read_aside, for a baseline run from a worktree
+    read_aside = None  # type: ignore[assignment]
+
+SETS = {
+    "daily": {
+        "backchannel": (
+            "Mm-hmm.", "Okay.", "Yeah.", "Right.", "Uh-huh.", "Okay, thanks.", "Yeah, right.",
+            "Sure.", "I see.", "Alright.", "Mm.", "Yes.", "Got it.", "Okay, great.", "Yep.",
+            "Oh, right.", "Hmm.", "Yeah, yeah.",
+        ),
+        "stop": (
+            "No.", "Stop.", "Wait.", "Hold on.", "No, no.", "Sorry?", "What?", "Hang on.",
+            "Excuse me.", "Pardon?", "Nope.", "Cancel that.", "Not that one.", "Too expensive.",
+            "Hello?", "Hmm, no.", "Okay, but no.", "Yeah, but how much?", "Mm, what?",
+        ),
+        "cough": tuple(range(12)),
+    },
+    "heldout": {
+        "backchannel": (
+            "Mhm.", "Okay, okay.", "Right, right.", "Oh, okay.", "Uh-huh, yeah.", "Yes, I see.",
+            "Great.", "Fine.",
+        ),
+        "stop": (
+            "Wait, what?", "Sorry, what?", "No, that's wrong.", "Hold on a second.",
+            "Stop there.", "Um, no.", "Can you repeat that?",
+        ),
+        "cough": tuple(range(12, 24)),
+    },
+}  # fmt: skip
+# Asides must not stop the reply; the rest must.
+ASIDES = ("backchannel", "cough")
+
+
+def utterance(pcm: bytes) -> bytes | None:
+    """The utterance as the session's VAD cuts it out of the line, or None when the VAD
+    never confirms speech (the reply then goes on, as after noise)."""
+    detector = TurnDetector()
+    line = b"\0\0" * 8000 + pcm + b"\0\0" * 16000
+    for i in range(0, len(line), 640):
+        for event in detector.feed(line[i : i + 640]):
+            if isinstance(event, SpeechEnded):
+                return event.audio
+    for event in detector.flush():
+        if isinstance(event, SpeechEnded):
+            return event.audio
+    return None
+
+
+async def decide(stt: WhisperSTT, audio: bytes) -> tuple[str | None, str, str]:
+    """(why it is an aside or None, what was heard, the primed reading if any)."""
+    if read_aside is None:
+        from voice.overlap import aside
+
+        heard = (await stt.transcribe(audio, plain=True)).text
+        return aside(heard, REPLY), heard, ""
+    reading = await read_aside(stt, audio, REPLY, b"")
+    assert reading is not None
+    return reading.reason, reading.heard, reading.reread or ""
+
+
+async def run(set_name: str, voices: tuple[str, ...], conditions: list[str], show: bool) -> None:
+    stt = WhisperSTT(bundled_whisper())
+    lists = SETS[set_name]
+    print(f"set {set_name}, voices {', '.join(voices)}")
+    print(f"{'kind':<12} {'condition':<9} {'n':>4} {'taken as aside':>15} {'cut':>5}")
+    for condition in conditions:
+        for kind in ("backchannel", "cough", "stop", "barge-in"):
+            if kind == "cough":
+                items = [(f"seed {s}", cough(0.15 + 0.3 * (s % 7) / 6, s)) for s in lists["cough"]]
+            else:
+                said = BARGE_INS if kind == "barge-in" else lists[kind]
+                items = [(f"{v}: {t}", speak(t, v)) for v in voices for t in said]
+            taken = 0
+            for label, pcm in items:
+                audio = utterance(telephone(pcm) if condition == "phone" else pcm)
+                if audio is None:
+                    why, heard, reread = "no turn", "", ""
+                else:
+                    why, heard, reread = await decide(stt, audio)
+                taken += why is not None
+                wrong = (why is None) == (kind in ASIDES)
+                if show and (wrong or reread):
+                    mark = "WRONG" if wrong else "     "
+                    print(f"  {mark} {kind:<11} {label:<40} {why!s:<11} {heard!r} {reread!r}")
+            cut = len(items) - taken
+            print(f"{kind:<12} {condition:<9} {len(items):>4} {taken:>15} {cut:>5}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", default="daily", choices=tuple(SETS))
+    parser.add_argument("--voices", default="new", choices=("tuned", "new", "all"))
+    parser.add_argument("--conditions", default="wide,phone")
+    parser.add_argument("--show", action="store_true", help="list each wrong or reread one")
+    args = parser.parse_args()
+    voices = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}[
+        args.voices
+    ]
+    asyncio.run(run(args.set, voices, args.conditions.split(","), args.show))
+
+
+if __name__ == "__main__":
+    main()
