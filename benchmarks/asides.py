@@ -125,6 +125,12 @@ def main() -> None:
     parser.add_argument("--conditions", default="wide,phone")
     parser.add_argument("--show", action="store_true", help="list each wrong or reread one")
     args = parser.parse_args()
+    if args.show:
+        import logging
+
+        # Each reread's two readings and the gap between their scores.
+        logging.basicConfig(level=logging.WARNING, format="  %(message)s")
+        logging.getLogger("voice.overlap").setLevel(logging.INFO)
     voices = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}[
         args.voices
     ]

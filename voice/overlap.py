@@ -38,11 +38,14 @@ log = logging.getLogger("voice.overlap")
 _BACKCHANNEL = frozenset(
     """mm mmm mhm hm hmm uh huh um uhm ah oh aha yeah yes yep yup ok okay alright right
     sure fine cool great lovely good perfect nice thanks thank you cheers i see got it
-    gotcha sounds""".split()
+    gotcha sounds exactly true absolutely of course brilliant excellent wonderful
+    indeed fair enough understood that's you're""".split()
 )
 # Whisper writes sounds that are not words in brackets or asterisks: "(coughs)", "*sigh*".
 _SOUND = re.compile(r"[\[(*][^\])*]*[\])*]")
 _WORD = re.compile(r"[a-z']+")
+# A phrase of a reading, with the punctuation that ends it.
+_PHRASE = re.compile(r"[^.?!,]+[.?!,]*")
 # Humming, however Whisper spells it: "Mm-m-m", "NMM", "Hmmm", "Mhm".
 _HUM = re.compile(r"^[mnh]+$|^u+h+$")
 # Past this many different words an aside is a sentence, whatever its words. Different:
@@ -114,14 +117,22 @@ def worth_rereading(heard: str) -> bool:
 
 
 def primed_backchannel(reading: str) -> str | None:
-    """The backchannel that opens a reading primed with backchannels, to be scored
-    against the first reading; None if the primed reading is not a backchannel. Only
-    its first phrase is scored: a looping reading ("Mm-hmm. Mm-hmm. Mm-hmm.") scores
-    well for its repetition alone."""
-    first = re.split(r"[.?!,]", reading, maxsplit=1)[0].strip()
-    if not first or not _backchannel(words_of(reading)):
+    """The backchannel a reading primed with backchannels says, to be scored against
+    the first reading; None if the primed reading is not a backchannel. Each phrase is
+    kept once: a looping reading ("Mm-hmm. Mm-hmm. Mm-hmm.") scores well for its
+    repetition alone, while cutting a reading to its first phrase ("Yeah. Right." to
+    "Yeah.") scores it for words that leave half the audio unread."""
+    if not _backchannel(words_of(reading)):
         return None
-    return first + "."
+    kept: list[str] = []
+    seen: set[tuple[str, ...]] = set()
+    for piece in _PHRASE.findall(reading):
+        said = tuple(words_of(piece))
+        if said and said not in seen:
+            seen.add(said)
+            kept.append(piece.strip())
+    text = " ".join(kept).rstrip(",;: ")
+    return text if text.endswith((".", "?", "!")) else text + "."
 
 
 class AsideReader(Protocol):

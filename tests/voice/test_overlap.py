@@ -40,6 +40,10 @@ REPLY = "We have three options for a headache, all in stock today."
         ("Yeah, right... Right... Right... Right... Right", "backchannel"),
         ("All right. All right.", "backchannel"),
         ("Yeah, all right then, I will take it.", None),
+        ("You're right, exactly.", "backchannel"),
+        ("Of course.", "backchannel"),
+        ("That's not right.", None),
+        ("Of course not.", None),
         ("", "noise"),
         ("(coughs)", "noise"),
         ("three options for a headache", "echo"),
@@ -76,14 +80,16 @@ def test_only_a_short_reading_is_read_again(heard, reread) -> None:
     ("primed", "scored"),
     [
         ("Mm-hmm. Mm-hmm. Mm-hmm.", "Mm-hmm."),  # its loop would score well for itself
+        ("Uh-huh, uh-huh,", "Uh-huh."),
         ("Mm.", "Mm."),
-        ("Okay, right.", "Okay."),
+        ("Okay, right.", "Okay, right."),
+        ("Yeah. Right. Right.", "Yeah. Right."),  # its first word alone leaves half unread
         ("Hang on.", None),
         ("Okay. But no.", None),
         ("", None),
     ],
 )
-def test_a_primed_reading_is_scored_by_its_first_backchannel(primed, scored) -> None:
+def test_a_primed_reading_is_scored_once_for_each_phrase(primed, scored) -> None:
     assert primed_backchannel(primed) == scored
 
 
