@@ -17,11 +17,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _callers import NEW_VOICES, TUNED_VOICES, speak  # noqa: E402
+from _harness import pct  # noqa: E402
 from barge_in import BARGE_INS, REPLY, cough  # noqa: E402
 
 from voice.degrade import telephone  # noqa: E402
@@ -94,7 +96,10 @@ async def run(set_name: str, voices: tuple[str, ...], conditions: list[str], sho
     stt = WhisperSTT(bundled_whisper())
     lists = SETS[set_name]
     print(f"set {set_name}, voices {', '.join(voices)}")
-    print(f"{'kind':<12} {'condition':<9} {'n':>4} {'taken as aside':>15} {'cut':>5}")
+    print(
+        f"{'kind':<12} {'condition':<9} {'n':>4} {'taken as aside':>15} {'cut':>5}"
+        f" {'reread':>7} {'read p50':>9} {'p95':>7}"
+    )
     for condition in conditions:
         for kind in ("backchannel", "cough", "stop", "barge-in"):
             if kind == "cough":
@@ -102,20 +107,28 @@ async def run(set_name: str, voices: tuple[str, ...], conditions: list[str], sho
             else:
                 said = BARGE_INS if kind == "barge-in" else lists[kind]
                 items = [(f"{v}: {t}", speak(t, v)) for v in voices for t in said]
-            taken = 0
+            taken = rereads = 0
+            seconds: list[float] = []
             for label, pcm in items:
                 audio = utterance(telephone(pcm) if condition == "phone" else pcm)
                 if audio is None:
                     why, heard, reread = "no turn", "", ""
                 else:
+                    started = time.perf_counter()
                     why, heard, reread = await decide(stt, audio)
+                    seconds.append(time.perf_counter() - started)
+                rereads += bool(reread)
                 taken += why is not None
                 wrong = (why is None) == (kind in ASIDES)
                 if show and (wrong or reread):
                     mark = "WRONG" if wrong else "     "
                     print(f"  {mark} {kind:<11} {label:<40} {why!s:<11} {heard!r} {reread!r}")
             cut = len(items) - taken
-            print(f"{kind:<12} {condition:<9} {len(items):>4} {taken:>15} {cut:>5}")
+            p50, p95 = (f"{pct(seconds, q) * 1000:.0f}ms" if seconds else "-" for q in (0.5, 0.95))
+            print(
+                f"{kind:<12} {condition:<9} {len(items):>4} {taken:>15} {cut:>5}"
+                f" {rereads:>7} {p50:>9} {p95:>7}"
+            )
 
 
 def main() -> None:
