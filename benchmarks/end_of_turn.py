@@ -14,7 +14,8 @@ Each runs with the fixed 500 ms silence (`silence`), Smart Turn's verdict alone
 (`audio`), and Smart Turn with the pause's words as the gateway decides (`model`),
 through `VoiceSession`, the code the gateway runs. Each pause's transcript comes
 from the bundled Whisper, as in the gateway. The model's cost
-per decision is timed on the wall clock.
+per decision is timed on the wall clock, and so is placing the pause's words in the
+audio (`words`), which a pause judged over pays for.
 
     .venv/bin/python benchmarks/end_of_turn.py [--voices tuned|new|all] [--band wide|phone]
         [--set daily|heldout|all] [--ends silence,audio,model] [--show]
@@ -26,6 +27,7 @@ import argparse
 import asyncio
 import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -162,11 +164,18 @@ async def run(
                     print(f"  held {end} {voice} {sentence!r}")
             else:
                 missed += 1
-    decisions = []
+    decisions, placing = [], []
     if turn is not None:
         for sentence in complete:
             pcm = lead + trim(speak(sentence, voices[0])) + b"\0\0" * 3200
             decisions += [turn.judge_sync(pcm).seconds for _ in range(5)]
+            if end == "model":
+                # Placing the pause's words, on the encoder output its decode left.
+                text = stt.transcribe_sync(pcm).text
+                for _ in range(5):
+                    started = time.perf_counter()
+                    stt.words_sync(pcm, text)
+                    placing.append(time.perf_counter() - started)
     return {
         "premature": premature,
         "trials": trials,
@@ -176,6 +185,11 @@ async def run(
         "unended": missed,
         "decision_p50_ms": 1000 * statistics.median(decisions) if decisions else None,
         "decision_p95_ms": 1000 * pct(decisions, 0.95) if decisions else None,
+        "words_ms": (
+            f"{1000 * statistics.median(placing):.0f}/{1000 * pct(placing, 0.95):.0f}ms"
+            if placing
+            else "-"
+        ),
     }
 
 
@@ -196,6 +210,7 @@ def main() -> None:
         f"{'end':<8} {'premature':>10} "
         + " ".join(f"{f'@{p}s':>6}" for p in PAUSES)
         + f" {'wait p50':>9} {'p95':>6} {'decision p50':>13} {'p95':>6}"
+        + f" {'words p50/p95':>14}"
     )
     for end in args.ends.split(","):
         r = asyncio.run(run(voices, band, end, args.set, args.show))
@@ -208,6 +223,7 @@ def main() -> None:
             f"{end:<8} {r['premature']:>4}/{r['trials']:<5} "
             + " ".join(f"{r['by_pause'][p]:>6}" for p in PAUSES)  # type: ignore[index]
             + f" {r['wait_p50']:>8.2f}s {r['wait_p95']:>5.2f}s {decision}"
+            + f" {r['words_ms']:>14}"
         )
 
 

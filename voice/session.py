@@ -5,6 +5,10 @@ sees agents. Everything one turn owns lives in a `_Turn`: its STT, the reply
 stream, the TTS, the paced playback and the text spoken so far. A barge-in
 cancels that one object, awaits it, and tells the responder what the caller
 actually heard, so the history keeps only that.
+
+Past 400 lines because the loop's states (speaking, held, paused, judged) are one
+object's: the barge-in, the aside and the end of turn all read and change them.
+Issue 22 splits the turn runner out of it.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from voice.resample import StreamResampler, resample
 from voice.sentences import SentenceSplitter
 from voice.stt import Transcript, WhisperSTT
 from voice.tts import PiperTTS
-from voice.turn import EndOfTurn, TurnEnd, TurnVerdict, when_over
+from voice.turn import EndOfTurn, TurnEnd, TurnVerdict, spoken, when_over
 from voice.vad import (
     SpeechEnded,
     SpeechPaused,
@@ -384,6 +388,9 @@ class VoiceSession:
         error = speculation.exception()
         text = "" if error is not None else speculation.result().text
         end = when_over(verdict, text)
+        if end is TurnEnd.AT_STOP and text:
+            text = await self._without_added_words(paused.audio, text)
+            end = when_over(verdict, text)
         log.info(
             "turn_judged session_id=%s end=%s p=%s ms=%s",
             self.session_id,
@@ -544,6 +551,15 @@ class VoiceSession:
             else asyncio.get_running_loop().create_task(self.stt.transcribe(audio))
         )
         return self._speculation
+
+    async def _without_added_words(self, audio: bytes, text: str) -> str:
+        """The pause's transcript without the words Whisper added to finish the
+        sentence (`voice.turn.spoken`); as it was if that cannot be told."""
+        try:
+            return spoken(await self.stt.words(audio, text), len(audio) / 2 / VAD_RATE)
+        except Exception as error:
+            log.warning("pause_words_unplaced session_id=%s error=%r", self.session_id, error)
+            return text
 
     def _start_turn(self, ended: SpeechEnded, *, own: bool = False) -> None:
         # Only voice withdraws a pause's decode, and the audio after it is silence, so

@@ -13,6 +13,10 @@ that's right. ..."), so the output is capped by the audio's length and a
 repeated opening is cut (`collapse_repeats`). Measured on 52 synthesised
 phrases, word error 22% against 26% for the full window, decode p50 0.28 s
 against 1.02 s (docs/performance.md). `context="full"` keeps Whisper's own path.
+
+The module runs past 400 lines for one reason: decoding, forced scoring and placing
+words share one loaded model, its kept encoder outputs and its decode slots, and
+split apart each would reach into the others' state.
 """
 
 from __future__ import annotations
@@ -44,6 +48,8 @@ TOKENS_SPARE = 8
 # Silence after the utterance in a fitted window. Measured on 24 product phrases with
 # the catalogue's vocabulary: 1 s heard 19 names right, 2 s 20, 4 s 19, the full window 14.
 SILENCE_AFTER_S = 2.0
+# Whisper's alignment steps: one per two mel frames of 10 ms.
+TOKENS_PER_SECOND_OF_AUDIO = 50
 # Encoder outputs kept for the same audio decoded again (one per decode worker, and one).
 ENCODED_KEPT = 3
 
@@ -58,6 +64,16 @@ class Transcript:
     alternatives: tuple[str, ...] = ()
     # Whisper's own probability that the audio holds no speech at all.
     no_speech: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """A word of a transcript and where Whisper placed it, in seconds from the audio's
+    start. Punctuation is a word of its own."""
+
+    text: str
+    start: float
+    end: float
 
 
 def bundled_whisper() -> Path:
@@ -292,31 +308,62 @@ class WhisperSTT:
         features = self._model.feature_extractor(padded, padding=0)[:, : seconds * 100]
         return self._model.encode(features), features.shape[-1]
 
+    def _forced(self, audio: np.ndarray, tokens: list[list[int]]) -> list[object]:
+        """Whisper's decoder forced through each token list on the audio, without the
+        catalogue's prompt: each text's token probabilities and its alignment."""
+        import ctranslate2
+
+        with self._slots:
+            encoded, frames = self._encode_fitted(audio)
+            # align() takes one encoder output per text.
+            batch = np.repeat(np.asarray(encoded), len(tokens), axis=0)
+            return self._model.model.align(
+                ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)),
+                self._plain_prompt,
+                tokens,
+                frames,
+            )
+
     def score_sync(self, pcm16: bytes, texts: Sequence[str]) -> list[float]:
         """Each text's mean log-probability per token as a reading of the audio: Whisper's
         decoder forced through the text's tokens, with no catalogue prompt (so the
         catalogue's names are not favoured). For rescoring a transcript's candidate
         readings. The mean, not the sum: a sum favours the name of fewest tokens (for
         "loratadine" it put "Zinc" above "Loratadine")."""
-        import ctranslate2
-
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         tokens = [self._encode_text(" " + t.strip()) for t in texts]
-        with self._slots:
-            encoded, frames = self._encode_fitted(audio)
-            # align() takes one encoder output per text.
-            batch = np.repeat(np.asarray(encoded), len(texts), axis=0)
-            results = self._model.model.align(
-                ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)),
-                self._plain_prompt,
-                tokens,
-                frames,
-            )
         return [
             sum(math.log(max(p, 1e-12)) for p in r.text_token_probs)
             / max(1, len(r.text_token_probs))
-            for r in results
+            for r in self._forced(audio, tokens)
         ]
+
+    def words_sync(self, pcm16: bytes, text: str) -> list[Word]:
+        """Where Whisper's attention puts each word of `text` in the audio (as
+        faster-whisper's word timestamps). Past the audio's end lies the window's
+        padded silence, where a word Whisper added on its own is stretched."""
+        audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
+        tokens = self._encode_text(" " + text.strip())
+        if not tokens:
+            return []
+        (result,) = self._forced(audio, [tokens])
+        words, word_tokens = self._tokenizer.split_to_word_tokens(tokens + [self._eot])
+        steps = np.array([pair[0] for pair in result.alignments])
+        frames = np.array([pair[1] for pair in result.alignments])
+        # Each token's time is where the alignment first steps onto it.
+        onto = np.pad(np.diff(steps), (1, 0), constant_values=1).astype(bool)
+        times = frames[onto] / TOKENS_PER_SECOND_OF_AUDIO
+        bounds = np.cumsum([0] + [len(t) for t in word_tokens[:-1]])
+        return [
+            Word(text=w, start=float(times[a]), end=float(times[b]))
+            for w, a, b in zip(words, bounds[:-1], bounds[1:], strict=False)
+            if a < len(times) and b < len(times)
+        ]
+
+    async def words(self, pcm16: bytes, text: str) -> list[Word]:
+        """`words_sync` off the event loop."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, partial(self.words_sync, pcm16, text))
 
     def _decode_fitted(
         self, audio: np.ndarray, plain: bool, prompt: list[int] | None = None

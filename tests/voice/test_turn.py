@@ -6,6 +6,7 @@ fed), so a turn that ends in a pause is seen ending there, whatever the machine'
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from voice.degrade import telephone
 from voice.events import SpeechEndedEvent, SpeechStartedEvent, TurnJudgedEvent
 from voice.frames import AudioFrame
 from voice.session import VoiceSession
+from voice.stt import Word
 from voice.turn import (
     FixedTurn,
     SmartTurn,
@@ -23,6 +25,7 @@ from voice.turn import (
     TurnVerdict,
     dangling,
     installed_smart_turn,
+    spoken,
     when_over,
 )
 
@@ -78,6 +81,50 @@ def test_the_model_and_the_words_decide_together(verdict, words, end) -> None:
     assert when_over(verdict, words) is end
 
 
+def placed(*words: tuple[str, float]) -> list[Word]:
+    return [Word(text=text, start=max(0.0, end - 0.3), end=end) for text, end in words]
+
+
+@pytest.mark.parametrize(
+    ("words", "said"),
+    [
+        # Whisper finished the sentence, and stretched the word it added over the silence.
+        (placed((" Could", 0.3), (" a", 0.9), (" box", 1.1), (" of", 1.3), (" it", 3.9), ("?", 3.9)),
+         "Could a box of"),
+        (placed((" he's", 2.0), (" got", 2.2), (" it", 3.8), ("!", 4.9)), "he's got"),
+        (placed((" for", 0.8), (" my", 1.0), (",", 1.0), (" head", 3.0), (" ache", 4.0)), "for my"),
+        # What was said stays, the full stop Whisper stretched after it too.
+        (placed((" my", 1.4), (" headache", 1.7), (".", 3.9)), "my headache."),
+        (placed((" Yes", 0.5)), "Yes"),
+        ([], ""),
+    ],
+)  # fmt: skip
+def test_words_whisper_placed_past_the_audio_are_not_taken_as_said(words, said) -> None:
+    assert spoken(words, audio_s=1.8) == said
+
+
+@pytest.mark.parametrize("voice", [piper, espeak])
+@pytest.mark.parametrize(
+    ("say", "heard"),
+    [
+        ("Could I get a box of", "Could I get a box of"),
+        ("Is it okay to take it with", "Is it okay to take it with"),
+        ("Could I get a box of ibuprofen?", "Could I get a box of ibuprofen?"),
+        ("I need something for my headache.", "I need something for my headache."),
+    ],
+)
+def test_whisper_places_a_word_it_added_past_the_audio(stt, voice, say, heard) -> None:
+    """The transcripts are Whisper's completions of each cut sentence, measured; placed
+    on the audio that was said, only what was said is left."""
+    finished = {
+        "Could I get a box of": "Could I get a box of ibuprofen?",
+        "Is it okay to take it with": "Is it okay to take it with me?",
+    }
+    pcm = silence(0.3) + trim(voice(say)) + silence(0.2)
+    words = stt.words_sync(pcm, finished.get(say, say))
+    assert spoken(words, len(pcm) / 32000) == heard
+
+
 async def ended_at(voice: VoiceSession, audio: bytes) -> tuple[list[float], int]:
     """Stream times at which turns ended, and how many times speech started."""
     fed = 0.0
@@ -122,6 +169,42 @@ async def test_a_caller_who_stops_mid_sentence_is_waited_for(stt, pause) -> None
     ends, _ = await ended_at(voice, audio)
     assert judge.calls >= 1
     assert len(ends) == 1 and ends[0] > resumed
+
+
+class Finishing:
+    """The real recogniser, whose transcripts finish the caller's sentence for them, as
+    Whisper tiny did at pauses ("Could I get a box of" as "Could I get a box of it?").
+    `placing` fails placing words, when set."""
+
+    def __init__(self, stt, finished: str, placing: Exception | None = None) -> None:
+        self.stt, self.finished, self.placing = stt, finished, placing
+
+    async def transcribe(self, pcm16: bytes, *args, **kwargs):
+        return replace(await self.stt.transcribe(pcm16, *args, **kwargs), text=self.finished)
+
+    async def words(self, pcm16: bytes, text: str) -> list[Word]:
+        if self.placing is not None:
+            raise self.placing
+        return await self.stt.words(pcm16, text)
+
+
+async def test_a_sentence_whisper_finished_at_a_pause_is_still_waited_for(stt) -> None:
+    audio, resumed = paused_sentence(0.9)
+    finishing = Finishing(stt, "I need something for my headache.")
+    # The model says "over" and the words end a sentence: only where they lie says more.
+    voice = VoiceSession("c", Quiet(), stt=finishing, tts=None, turn=FixedTurn(), realtime=False)  # type: ignore[arg-type]
+    ends, _ = await ended_at(voice, audio)
+    assert len(ends) == 1 and ends[0] > resumed
+
+
+async def test_words_that_cannot_be_placed_leave_the_transcript_as_it_was(stt, caplog) -> None:
+    audio, resumed = paused_sentence(0.9)
+    finishing = Finishing(stt, "I need something for my headache.", RuntimeError("no encoder"))
+    voice = VoiceSession("c", Quiet(), stt=finishing, tts=None, turn=FixedTurn(), realtime=False)  # type: ignore[arg-type]
+    with caplog.at_level("WARNING", logger="voice.session"):
+        ends, _ = await ended_at(voice, audio)
+    assert len(ends) == 2 and ends[0] < resumed  # judged over, as before, and the call goes on
+    assert "pause_words_unplaced" in caplog.text
 
 
 async def test_without_a_model_the_same_pause_ends_the_turn(stt) -> None:
