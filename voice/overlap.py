@@ -37,13 +37,33 @@ log = logging.getLogger("voice.overlap")
 # meant to stop the reply.
 _BACKCHANNEL = frozenset(
     """mm mmm mhm hm hmm uh huh um uhm ah oh aha yeah yes yep yup ok okay alright right
-    sure fine cool great lovely good perfect nice thanks thank you cheers i see got it
-    gotcha sounds exactly true absolutely of course brilliant excellent wonderful
-    indeed fair enough understood that's you're""".split()
+    sure fine cool great lovely good perfect nice thanks cheers gotcha true exactly
+    absolutely brilliant excellent wonderful indeed understood""".split()
+)
+# Words that keep a speaker going only together: alone, "enough" and "it" stop a
+# reply ("that's enough", "that's it").
+_BACKCHANNEL_PHRASES = {
+    "thank you": "thank-you",
+    "i see": "i-see",
+    "got it": "got-it",
+    "of course": "of-course",
+    "fair enough": "fair-enough",
+    "all right": "alright",
+    "you're right": "you're-right",
+    "sounds good": "sounds-good",
+    "sounds great": "sounds-great",
+    **{f"that's {w}": f"that's-{w}" for w in "right fine great good true perfect lovely".split()},
+}
+# Words that make a short reading a stop or a question, never an aside: not read
+# again as a hum, nor taken for noise however unsure Whisper is of them.
+_STOPS = frozenset(
+    """no not nope nah wait stop hold hang sorry pardon cancel help don't what how why
+    when where who which""".split()
 )
 # Whisper writes sounds that are not words in brackets or asterisks: "(coughs)", "*sigh*".
 _SOUND = re.compile(r"[\[(*][^\])*]*[\])*]")
-_WORD = re.compile(r"[a-z']+")
+# Digits too: "Yes, 911." is not a backchannel.
+_WORD = re.compile(r"[a-z0-9']+")
 # A phrase of a reading, with the punctuation that ends it.
 _PHRASE = re.compile(r"[^.?!,]+[.?!,]*")
 # Humming, however Whisper spells it: "Mm-m-m", "NMM", "Hmmm", "Mhm".
@@ -51,8 +71,6 @@ _HUM = re.compile(r"^[mnh]+$|^u+h+$")
 # Past this many different words an aside is a sentence, whatever its words. Different:
 # Whisper's shortened window loops ("Yeah, right... Right... Right... Right").
 _MOST_WORDS = 4
-# Whisper's two spellings of one word.
-_SPELLINGS = {"all right": "alright"}
 # Whisper is sure the audio holds no speech, and unsure of the words it made of it
 # anyway: a cough or a breath ("I can't do it."). Measured on synthetic coughs, no
 # speech 0.82 to 0.88 at -2.1 to -3.1 per token; on 420 short phrases in nine voices,
@@ -64,7 +82,7 @@ REREAD_WORDS = 3
 BACKCHANNEL_PRIMER = "Mm-hmm. Uh-huh. Hmm. Mm. Yeah. Okay. Right."
 # How much worse (log-probability per token, without the catalogue) the primed reading
 # may score than the first, and still be what was said. Read off four voices: hums
-# 0.10 to 0.50 (and 1.0, 1.7, 1.8, still cut); "Pardon?" read as "Uh-huh" 1.34.
+# 0.10 to 0.50 (and 1.7, 1.8, still cut); "Pardon?" read as "Uh-huh" 1.34.
 REREAD_MARGIN = 1.0
 # How much of what was heard must be found in the reply, for it to be the reply's echo.
 _ECHO_MATCH = 80
@@ -76,15 +94,29 @@ def words_of(text: str) -> list[str]:
 
 
 def _backchannel(words: list[str]) -> bool:
-    spelled = " ".join(words)
-    for variant, spelling in _SPELLINGS.items():
-        spelled = spelled.replace(variant, spelling)
-    distinct = set(spelled.split())
+    said: set[str] = set()
+    i = 0
+    while i < len(words):
+        pair = " ".join(words[i : i + 2])
+        if pair in _BACKCHANNEL_PHRASES:
+            said.add(_BACKCHANNEL_PHRASES[pair])
+            i += 2
+        else:
+            said.add(words[i])
+            i += 1
     return (
-        bool(distinct)
-        and len(distinct) <= _MOST_WORDS
-        and all(w in _BACKCHANNEL or _HUM.match(w) for w in distinct)
+        bool(said)
+        and len(said) <= _MOST_WORDS
+        and all(
+            w in _BACKCHANNEL or w in _BACKCHANNEL_PHRASES.values() or _HUM.match(w) for w in said
+        )
     )
+
+
+def _short_and_not_a_stop(text: str, most: int) -> bool:
+    """At most `most` different words, none of them a stop, and not a question."""
+    distinct = set(words_of(text))
+    return 0 < len(distinct) <= most and not distinct & _STOPS and "?" not in text
 
 
 def aside(heard: str, reply: str, *, no_speech: float = 0.0, confidence: float = 1.0) -> str | None:
@@ -94,9 +126,14 @@ def aside(heard: str, reply: str, *, no_speech: float = 0.0, confidence: float =
     words = words_of(heard)
     if not words:
         return "noise"
-    if no_speech >= _NO_SPEECH and math.log(max(confidence, 1e-12)) < _UNSURE_LOGPROB:
+    if (
+        no_speech >= _NO_SPEECH
+        and math.log(max(confidence, 1e-12)) < _UNSURE_LOGPROB
+        and _short_and_not_a_stop(heard, _MOST_WORDS)
+    ):
         return "noise"
-    if _backchannel(words):
+    # A question is asked of the reply, even in backchannel words ("Sure?").
+    if _backchannel(words) and "?" not in heard:
         return "backchannel"
     # The reply's own words, heard back: most of them in the reply, in its order. A
     # caller's own sentence shares a product's name with it, not most of its words.
@@ -112,8 +149,9 @@ def aside(heard: str, reply: str, *, no_speech: float = 0.0, confidence: float =
 
 
 def worth_rereading(heard: str) -> bool:
-    """Short enough to be a hum that Whisper heard as words."""
-    return 0 < len(set(words_of(heard))) <= REREAD_WORDS
+    """Short enough to be a hum that Whisper heard as words, and not a stop: a stop
+    read as a backchannel would let the reply talk over the caller."""
+    return _short_and_not_a_stop(heard, REREAD_WORDS)
 
 
 def primed_backchannel(reading: str) -> str | None:
@@ -122,7 +160,7 @@ def primed_backchannel(reading: str) -> str | None:
     kept once: a looping reading ("Mm-hmm. Mm-hmm. Mm-hmm.") scores well for its
     repetition alone, while cutting a reading to its first phrase ("Yeah. Right." to
     "Yeah.") scores it for words that leave half the audio unread."""
-    if not _backchannel(words_of(reading)):
+    if "?" in reading or not _backchannel(words_of(reading)):
         return None
     kept: list[str] = []
     seen: set[tuple[str, ...]] = set()

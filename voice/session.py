@@ -556,10 +556,11 @@ class VoiceSession:
         """The pause's transcript without the words Whisper added to finish the
         sentence (`voice.turn.spoken`); as it was if that cannot be told."""
         try:
-            return spoken(await self.stt.words(audio, text), len(audio) / 2 / VAD_RATE)
+            words = await self.stt.words(audio, text)
         except Exception as error:
             log.warning("pause_words_unplaced session_id=%s error=%r", self.session_id, error)
             return text
+        return spoken(words, len(audio) / 2 / VAD_RATE) if words else text
 
     def _start_turn(self, ended: SpeechEnded, *, own: bool = False) -> None:
         # Only voice withdraws a pause's decode, and the audio after it is silence, so

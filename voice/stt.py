@@ -341,10 +341,12 @@ class WhisperSTT:
     def words_sync(self, pcm16: bytes, text: str) -> list[Word]:
         """Where Whisper's attention puts each word of `text` in the audio (as
         faster-whisper's word timestamps). Past the audio's end lies the window's
-        padded silence, where a word Whisper added on its own is stretched."""
+        padded silence, where a word Whisper added on its own is stretched. Nothing
+        for a turn too long for the fitted window."""
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         tokens = self._encode_text(" " + text.strip())
-        if not tokens:
+        if not text.strip() or self.context != "fit" or audio.size >= 29 * RATE:
+            # Placing was measured on the fitted window only, with silence after the audio.
             return []
         (result,) = self._forced(audio, [tokens])
         words, word_tokens = self._tokenizer.split_to_word_tokens(tokens + [self._eot])

@@ -44,6 +44,15 @@ REPLY = "We have three options for a headache, all in stock today."
         ("Of course.", "backchannel"),
         ("That's not right.", None),
         ("Of course not.", None),
+        # Backchannel words that stop a reply alone, or asked, or with a number.
+        ("That's enough.", None),
+        ("Okay, that's enough, thanks.", None),
+        ("That's it.", None),
+        ("Sure?", None),
+        ("You're sure?", None),
+        ("Yes, 911.", None),
+        ("Fair enough.", "backchannel"),
+        ("Okay, got it, thank you.", "backchannel"),
         ("", "noise"),
         ("(coughs)", "noise"),
         ("three options for a headache", "echo"),
@@ -65,11 +74,17 @@ def test_words_whisper_made_of_what_it_took_for_no_speech_are_noise() -> None:
     assert aside("I can't do it.", REPLY, no_speech=0.86, confidence=0.11) == "noise"
     assert aside("No, no, no", REPLY, no_speech=0.91, confidence=0.19) is None
     assert aside("I can't do it.", REPLY, no_speech=0.3, confidence=0.11) is None
+    # However unsure, a stop or a sentence is never noise.
+    assert aside("Stop.", REPLY, no_speech=0.86, confidence=0.11) is None
+    assert aside("Wait, I am allergic to that", REPLY, no_speech=0.85, confidence=0.14) is None
+    assert aside("How much?", REPLY, no_speech=0.86, confidence=0.11) is None
 
 
 @pytest.mark.parametrize(
     ("heard", "reread"),
-    [("them", True), ("in a month.", True), ("No.", True), ("Hang on.", True)]
+    [("them", True), ("in a month.", True), ("It means them.", True)]
+    # Stops and questions are what they seem.
+    + [("No.", False), ("Hang on.", False), ("Pardon", False), ("How much?", False)]
     + [("No, wait, I wanted ibuprofen.", False), ("", False)],
 )
 def test_only_a_short_reading_is_read_again(heard, reread) -> None:
@@ -84,6 +99,7 @@ def test_only_a_short_reading_is_read_again(heard, reread) -> None:
         ("Mm.", "Mm."),
         ("Okay, right.", "Okay, right."),
         ("Yeah. Right. Right.", "Yeah. Right."),  # its first word alone leaves half unread
+        ("Okay?", None),
         ("Hang on.", None),
         ("Okay. But no.", None),
         ("", None),
@@ -129,7 +145,7 @@ async def test_a_hum_whisper_reads_as_a_word_is_read_again_and_lets_the_reply_fi
     responder = SlowResponder(finish=True)
     voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
     seen = await listen_over(voice, trim(piper("Mm-hmm.")) + silence(0.8))
-    rereads = [r.getMessage() for r in caplog.records if r.getMessage().startswith("aside_reread")]
+    rereads = rereads_of(caplog)
     assert len(rereads) == 1, rereads
     resumed = [e for e in seen if isinstance(e, ReplyResumedEvent)]
     assert [e.reason for e in resumed] == ["backchannel"]
@@ -137,11 +153,31 @@ async def test_a_hum_whisper_reads_as_a_word_is_read_again_and_lets_the_reply_fi
     await voice.close()
 
 
-@pytest.mark.parametrize("said", ["Hang on.", "No."])
-async def test_a_short_stop_read_again_still_cuts_the_reply(stt, tts, said) -> None:
+def rereads_of(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("aside_reread")]
+
+
+@pytest.mark.parametrize("said", ["No.", "Stop."])
+async def test_a_short_stop_is_not_read_again_and_cuts_the_reply(stt, tts, caplog, said) -> None:
+    """Read again as a hum, a stop could come out a backchannel ("Pardon?" as "Uh-huh"
+    scored within 1.34), and the reply would talk over the caller."""
+    caplog.set_level(logging.INFO, logger="voice.overlap")
     responder = SlowResponder(finish=True)
     voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
     seen = await listen_over(voice, trim(espeak(said, "en-us")) + silence(0.8))
+    assert isinstance(seen[-1], InterruptedEvent)
+    assert rereads_of(caplog) == []
+    await voice.close()
+
+
+async def test_a_short_stop_misheard_and_read_again_still_cuts_the_reply(stt, tts, caplog) -> None:
+    """Whisper tiny hears this "Hang on." as "Tanyon!", no stop word: it is read again,
+    and primed with backchannels it still reads as "Hang on."."""
+    caplog.set_level(logging.INFO, logger="voice.overlap")
+    responder = SlowResponder(finish=True)
+    voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
+    seen = await listen_over(voice, trim(espeak("Hang on.", "en-us")) + silence(0.8))
+    assert len(rereads_of(caplog)) == 1
     assert isinstance(seen[-1], InterruptedEvent)
     await voice.close()
 

@@ -125,6 +125,10 @@ def test_whisper_places_a_word_it_added_past_the_audio(stt, voice, say, heard) -
     assert spoken(words, len(pcm) / 32000) == heard
 
 
+def test_words_are_not_placed_on_a_turn_too_long_for_the_fitted_window(stt) -> None:
+    assert stt.words_sync(silence(30.0), "I need something for my headache.") == []
+
+
 async def ended_at(voice: VoiceSession, audio: bytes) -> tuple[list[float], int]:
     """Stream times at which turns ended, and how many times speech started."""
     fed = 0.0
