@@ -9,7 +9,8 @@ VAD cuts it, so it can afford many more: backchannels, coughs, short stops ("No.
 and through the telephone band. The daily lists were looked at while tuning; the
 held-out lists were written before any run and are not to be tuned on.
 
-    .venv/bin/python benchmarks/asides.py [--set daily|heldout] [--voices tuned|new] [--show]
+    .venv/bin/python benchmarks/asides.py [--set daily|heldout] [--voices tuned|new|all]
+        [--conditions wide,phone] [--show]
 """
 
 from __future__ import annotations
