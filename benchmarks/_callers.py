@@ -24,6 +24,8 @@ from voice.resample import resample  # noqa: E402
 RATE = 16000
 TUNED_VOICES = ("piper", "en-us", "en-gb+f3", "en-us+m5")
 NEW_VOICES = ("piper-fast", "piper-slow", "en-gb-scotland+m3", "en-029+f2", "en-gb-x-rp+m2")
+# The benchmarks' --voices choices.
+VOICE_SETS = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}
 CACHE = Path.home() / ".cache" / "callswarm" / "speech"
 # What the babble's speakers say: nothing near a product name.
 CHATTER = (
@@ -168,3 +170,12 @@ class Mute:
 
     async def interrupted(self, spoken: str) -> None:
         pass
+
+
+def show_logs(*loggers: str) -> None:
+    """Print the named loggers' INFO lines, indented under the benchmark's rows (--show)."""
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="  %(message)s")
+    for name in loggers:
+        logging.getLogger(name).setLevel(logging.INFO)

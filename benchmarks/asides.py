@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _callers import NEW_VOICES, TUNED_VOICES, speak  # noqa: E402
+from _callers import VOICE_SETS, show_logs, speak  # noqa: E402
 from _harness import pct  # noqa: E402
 from barge_in import BARGE_INS, REPLY, cough  # noqa: E402
 
@@ -135,19 +135,13 @@ async def run(set_name: str, voices: tuple[str, ...], conditions: list[str], sho
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default="daily", choices=tuple(SETS))
-    parser.add_argument("--voices", default="new", choices=("tuned", "new", "all"))
+    parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--conditions", default="wide,phone")
     parser.add_argument("--show", action="store_true", help="list each wrong or reread one")
     args = parser.parse_args()
     if args.show:
-        import logging
-
-        # Each reread's two readings and the gap between their scores.
-        logging.basicConfig(level=logging.WARNING, format="  %(message)s")
-        logging.getLogger("voice.overlap").setLevel(logging.INFO)
-    voices = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}[
-        args.voices
-    ]
+        show_logs("voice.overlap")  # each reread's two readings and their scores' gap
+    voices = VOICE_SETS[args.voices]
     asyncio.run(run(args.set, voices, args.conditions.split(","), args.show))
 
 

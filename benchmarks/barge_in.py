@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _callers import NEW_VOICES, TUNED_VOICES, Mute, speak  # noqa: E402
+from _callers import VOICE_SETS, Mute, show_logs, speak  # noqa: E402
 from _harness import gateway_vocabulary, pct  # noqa: E402
 
 from voice.degrade import telephone  # noqa: E402
@@ -178,19 +178,13 @@ async def run(voices: tuple[str, ...], kinds: list[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--voices", default="all", choices=("tuned", "new", "all"))
+    parser.add_argument("--voices", default="all", choices=tuple(VOICE_SETS))
     parser.add_argument("--kinds", default="backchannel,cough,echo,barge-in")
     parser.add_argument("--show", action="store_true", help="log each hold and its outcome")
     args = parser.parse_args()
     if args.show:
-        import logging
-
-        logging.basicConfig(level=logging.WARNING, format="  %(message)s")
-        logging.getLogger("voice.session").setLevel(logging.INFO)
-        logging.getLogger("voice.overlap").setLevel(logging.INFO)
-    voices = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}[
-        args.voices
-    ]
+        show_logs("voice.session", "voice.overlap")
+    voices = VOICE_SETS[args.voices]
     asyncio.run(run(voices, args.kinds.split(",")))
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _callers import NEW_VOICES, TUNED_VOICES, Mute, condition, paused, speak  # noqa: E402
+from _callers import VOICE_SETS, Mute, condition, paused, speak  # noqa: E402
 from _harness import REPO, gateway_vocabulary, pct  # noqa: E402
 
 from voice.events import SpeechEndedEvent  # noqa: E402
@@ -195,15 +195,13 @@ async def run(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--voices", default="all", choices=("tuned", "new", "all"))
+    parser.add_argument("--voices", default="all", choices=tuple(VOICE_SETS))
     parser.add_argument("--band", default="wide", choices=("wide", "phone"))
     parser.add_argument("--set", default="daily", choices=("daily", "heldout", "all"))
     parser.add_argument("--ends", default="silence,audio,model")
     parser.add_argument("--show", action="store_true", help="name each premature or held turn")
     args = parser.parse_args()
-    voices = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}[
-        args.voices
-    ]
+    voices = VOICE_SETS[args.voices]
     band = "clean" if args.band == "wide" else "phone"
     print(f"voices {args.voices} ({len(voices)}), band {args.band}, set {args.set}")
     print(

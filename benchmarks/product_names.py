@@ -39,7 +39,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _callers import NEW_VOICES, TUNED_VOICES, condition, speak  # noqa: E402
+from _callers import VOICE_SETS, condition, speak  # noqa: E402
 from _harness import REPO, gateway_vocabulary, pct  # noqa: E402
 
 NOISES = ("babble", "street", "hum")
@@ -65,7 +65,7 @@ def named(transcript: str, product: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default="daily", choices=("daily", "heldout", "all"))
-    parser.add_argument("--voices", default="new", choices=("tuned", "new", "all"))
+    parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--conditions", default="clean,phone10")
     parser.add_argument("--model", default="tiny", choices=("tiny", "base"))
     parser.add_argument("--no-hotwords", action="store_true")
@@ -86,9 +86,7 @@ def main() -> None:
     from models.search import search_products
     from voice.stt import WhisperSTT, bundled_whisper
 
-    voices = {"tuned": TUNED_VOICES, "new": NEW_VOICES, "all": TUNED_VOICES + NEW_VOICES}[
-        args.voices
-    ]
+    voices = VOICE_SETS[args.voices]
     vocabulary = [] if args.no_hotwords else gateway_vocabulary()
     if args.model == "tiny":
         path = bundled_whisper()

@@ -343,11 +343,11 @@ class WhisperSTT:
         faster-whisper's word timestamps). Past the audio's end lies the window's
         padded silence, where a word Whisper added on its own is stretched. Nothing
         for a turn too long for the fitted window."""
-        audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
-        tokens = self._encode_text(" " + text.strip())
-        if not text.strip() or self.context != "fit" or audio.size >= 29 * RATE:
+        if not text.strip() or self.context != "fit" or len(pcm16) >= 2 * 29 * RATE:
             # Placing was measured on the fitted window only, with silence after the audio.
             return []
+        audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
+        tokens = self._encode_text(" " + text.strip())
         (result,) = self._forced(audio, [tokens])
         words, word_tokens = self._tokenizer.split_to_word_tokens(tokens + [self._eot])
         steps = np.array([pair[0] for pair in result.alignments])
