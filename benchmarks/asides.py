@@ -9,7 +9,7 @@ VAD cuts it, so it can afford many more: backchannels, coughs, short stops ("No.
 and through the telephone band. The daily lists were looked at while tuning; the
 held-out lists were written before any run and are not to be tuned on.
 
-    .venv/bin/python benchmarks/asides.py [--set daily|heldout] [--voices tuned|new|all]
+    .venv/bin/python benchmarks/asides.py [--set daily|heldout|fresh] [--voices tuned|new|all]
         [--conditions wide,phone] [--show]
 """
 
@@ -60,6 +60,19 @@ SETS = {
             "Stop there.", "Um, no.", "Can you repeat that?",
         ),
         "cough": tuple(range(12, 24)),
+    },
+    # Written on 2026-12-04 after the stop-32 changes, as callers say them; run once.
+    "fresh": {
+        "backchannel": (
+            "Yeah, go on.", "Mm, okay.", "Right, yes.", "Oh, lovely.", "Okay, cheers.",
+            "Yep, yep.", "Uh-huh, right.", "Ah, okay.",
+        ),
+        "stop": (
+            "Hang on, hang on.", "No, sorry.", "Wait, is that safe for kids?",
+            "Hold on, what dose?", "Stop, stop.", "Sorry, how much?", "No no no.",
+            "Er, actually no.",
+        ),
+        "cough": tuple(range(24, 36)),
     },
 }  # fmt: skip
 # Asides must not stop the reply; the rest must.
