@@ -19,6 +19,7 @@ from sqlalchemy import text
 from sqlmodel import Session, select
 
 from models.shop import Product
+from models.sounds import is_english, sounds_of
 
 _WORD = re.compile(r"[a-z0-9']+")
 # Words of conversation, not of products: never matched on their own.
@@ -120,6 +121,27 @@ def _similarity(a: str, b: str) -> float:
     return max(letters, (letters + sounds / 100) / 2)
 
 
+# Full-text hits (keywords, symptoms) rank below any name match (0.78 and up): a caller
+# who says a name, however misheard, asked for that product, not for whatever treats the
+# symptom they gave with it ("on-perzole for my heartburn" is Omeprazole, not Famotidine).
+FTS_TOP = 0.77
+
+# A name shorter than this, in sound classes, is matched on its letters only: short
+# strings of sounds agree by chance ("sins" for zinc is also "sense" and "since").
+_SOUND_MIN = 6
+
+
+def _sound_similarity(gram: tuple[str, ...], target: tuple[str, ...]) -> float:
+    """How alike the words sound: "low remide" and "loperamide", "tricore phenamine"
+    and "chlorphenamine", which share too few letters to match on them. Only for words
+    that hold one the recogniser made up (see models/sounds.py)."""
+    name = sounds_of(target)
+    if not name or len(name) < _SOUND_MIN:
+        return 0.0
+    heard = sounds_of(gram)
+    return ratio(heard, name) / 100 if heard else 0.0
+
+
 def _tokens(query: str) -> list[str]:
     return _WORD.findall(query.lower())
 
@@ -148,12 +170,14 @@ def _windows(tokens: list[str], max_n: int = 4) -> set[tuple[str, ...]]:
     return {g for g in grams if len("".join(g)) >= 3}
 
 
-def _without_shared_form(gram: tuple[str, ...], target: tuple[str, ...]) -> tuple[str, str]:
+def _without_shared_form(
+    gram: tuple[str, ...], target: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A shared form word says nothing of which product: for "resin tablets" against
     "Iron Tablets", only "resin" and "iron" are compared."""
     if len(gram) > 1 and len(target) > 1 and gram[-1] == target[-1] and gram[-1] in _FORMS:
         gram, target = gram[:-1], target[:-1]
-    return "".join(gram), "".join(target)
+    return gram, target
 
 
 @lru_cache(maxsize=1024)
@@ -173,22 +197,31 @@ def _targets(name: str, ingredient: str) -> tuple[tuple[tuple[str, ...], float],
     return tuple(out.items())
 
 
+def _made_up(window: tuple[str, ...]) -> bool:
+    return any(len(w) >= 3 and not is_english(w) for w in window)
+
+
 def _fuzzy_scores(products: list[Product], query: str) -> dict[str, float]:
     windows = _windows(_tokens(query))
     spoken = max((len("".join(w)) for w in windows), default=1)
+    unheard = {w for w in windows if _made_up(w)}
     scores: dict[str, float] = {}
     for product in products:
         best = 0.0
         for words, weight in _targets(product.name, product.active_ingredient):
             for window in windows:
-                gram, target = _without_shared_form(window, words)
+                gram_words, target_words = _without_shared_form(window, words)
+                gram, target = "".join(gram_words), "".join(target_words)
                 # Cheap length filter first: a 4-letter gram is never a 12-letter name.
                 if abs(len(gram) - len(target)) > max(4, len(target) // 2):
                     continue
                 # A match that explains more of what was said beats a short exact word:
                 # "omega pra zole" is Omeprazole, not Omega 3.
                 coverage = 0.9 + 0.1 * min(1.0, len(gram) / spoken)
-                best = max(best, weight * coverage * _similarity(gram, target))
+                alike = _similarity(gram, target)
+                if window in unheard:
+                    alike = max(alike, _sound_similarity(gram_words, target_words))
+                best = max(best, weight * coverage * alike)
         # Below this, a "match" is two unrelated words that share a few letters.
         scores[product.sku] = best if best >= 0.78 else 0.0
     return scores
@@ -235,7 +268,7 @@ def search_products(
     fts = _fts_order(db, query)
     for rank, sku in enumerate(fts):
         # Full-text hits rank by bm25 order, below a confident name match.
-        scores[sku] = max(scores.get(sku, 0.0), 0.8 - 0.15 * rank / max(1, len(fts)))
+        scores[sku] = max(scores.get(sku, 0.0), FTS_TOP - 0.15 * rank / max(1, len(fts)))
     ranked = sorted(
         (
             Hit(by_sku[sku], score, names.get(sku, 0.0))

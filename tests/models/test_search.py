@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from models import make_engine
+from models import make_engine, sounds
 from models.catalogue import load_catalogue
 from models.search import phonetic_key, search_products
 
@@ -71,6 +71,73 @@ def test_misheard_names_find_the_right_product_first(db, heard: str, sku: str) -
         hits = search_products(s, heard, limit=3)
     assert hits, f"nothing found for {heard!r}"
     assert hits[0].product.sku == sku, [(h.product.sku, round(h.score, 2)) for h in hits]
+
+
+# What Whisper tiny.en wrote for synthetic callers naming these products (benchmarks/
+# product_names.py, daily set): made-up words whose letters are far from the name and
+# whose sounds are close. Each found a symptom's product, or nothing, on letters alone.
+HEARD_BY_SOUND = [
+    ("I'd like low-remide, I've got an audience term up,", "LOPE2-12"),
+    ("I was told to ask for mebirine for my IBS.", "MEBEV-15"),
+    ("Can I get some on-perzole for my heartburn?", "OMEP20-14"),
+    ("Do you do hide a Cautysone cream? Just as small too.", "HYDRO1-15"),
+    ("I need Clochter Masal Cream for Athletes' Foot,", "CLOTR-20"),
+    ("Do you have met Lometasone, Non-3?", "BECNAS-200"),
+]
+
+
+@pytest.mark.parametrize(("heard", "sku"), HEARD_BY_SOUND)
+def test_made_up_words_find_the_name_they_sound_like(db, heard: str, sku: str) -> None:
+    with Session(db) as s:
+        hits = search_products(s, heard, limit=3)
+    assert hits and hits[0].product.sku == sku, [(h.product.sku, round(h.score, 2)) for h in hits]
+    assert hits[0].name_score >= 0.78  # found by its name, not by the symptom beside it
+
+
+# English words that sound like a product: "come down" is "condoms" by sound alone.
+SOUNDS_LIKE_BUT_ENGLISH = [
+    "oh hang on, my daughter's come down with it too, can you do three packs instead",
+    "Can I get some umbrella for my hat, one?",
+    "I'd like your premise, I've got a dodgy stomach",
+]
+
+
+@pytest.mark.parametrize("heard", SOUNDS_LIKE_BUT_ENGLISH)
+def test_english_words_are_never_names_by_sound(db, heard: str) -> None:
+    with Session(db) as s:
+        assert [h.product.sku for h in search_products(s, heard) if h.name_score >= 0.75] == []
+
+
+def test_sounds_fold_what_a_recogniser_confuses() -> None:
+    # Voicing, nasals and vowel quality fold; stress and length go.
+    assert sounds.fold("ˈoʊmpɹɐzˌoʊl") == "onprasol"
+    assert sounds.sounds("loperamide") == "lopranait"
+    assert sounds.sounds_of(("low", "remide")) == "loranait"
+    assert sounds.sounds("42") == ""
+
+
+def test_english_is_the_dictionary_and_its_endings() -> None:
+    for word in ("come", "down", "premise", "sashes", "bunched", "memory", "umbrella"):
+        assert sounds.is_english(word), word
+    for word in ("remide", "perzole", "phenamine", "cautysone", "lometasone"):
+        assert not sounds.is_english(word), word
+
+
+def test_without_espeak_search_falls_back_to_letters(db, monkeypatch) -> None:
+    """A text-only install (no piper-tts) has no sounds: names are matched on letters."""
+    monkeypatch.setattr(sounds, "_bridge", lambda: None)
+    sounds.sounds.cache_clear()
+    sounds.sounds_of.cache_clear()
+    try:
+        assert sounds.sounds("loperamide") is None
+        with Session(db) as s:
+            by_letters = search_products(s, "low per a mide", limit=1)
+            by_sound = search_products(s, "I'd like low-remide", limit=1)
+        assert by_letters[0].product.sku == "LOPE2-12"
+        assert not by_sound or by_sound[0].name_score < 0.78
+    finally:
+        sounds.sounds.cache_clear()
+        sounds.sounds_of.cache_clear()
 
 
 def test_symptoms_find_products_by_full_text(db) -> None:
