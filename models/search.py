@@ -301,13 +301,33 @@ SYMPTOMS = (
 )
 
 
+def _unknown_words(text: str) -> list[str]:
+    """The words of a name a recogniser cannot spell from English: "Co-codamol" and
+    "Omeprazole" from "Co-codamol" and "Omeprazole 20mg", never "Cream" or "Tablets"."""
+    out = []
+    for word in text.split():
+        word = word.strip("(),.;:")
+        if len(word) >= 4 and not any(c.isdigit() for c in word) and not is_english(word):
+            out.append(word[0].upper() + word[1:])
+    return out
+
+
 def catalogue_vocabulary(db: Session) -> list[str]:
-    """Product names, ingredients and common symptoms, to bias speech recognition."""
-    words: dict[str, None] = {}
-    for product in db.exec(select(Product)).all():
-        words[product.name] = None
-        first = product.active_ingredient.split(",")[0].split(" and ")[0].strip()
-        if first:
-            words[first.capitalize()] = None
-    words.update(dict.fromkeys(SYMPTOMS))
-    return list(words)
+    """Words to bias speech recognition with, most needed first: the product names'
+    words that are not English, the common symptoms, then the active ingredients'.
+
+    Whisper takes at most 223 tokens of them (voice/stt.py keeps the first that fit).
+    Whole names ("Paracetamol Extra Pack, Children's Paracetamol Suspension, …") filled
+    that with the first 25 products and left the rest of the catalogue unbiased; English
+    words need no bias, and every word repeated costs room another name needs."""
+    products = db.exec(select(Product)).all()
+    names = [w for p in products for w in _unknown_words(p.name)]
+    ingredients = [
+        w
+        for p in products
+        for w in _unknown_words(p.active_ingredient.split(",")[0].split(" and ")[0])
+    ]
+    words: dict[str, str] = {}
+    for word in [*names, *SYMPTOMS, *ingredients]:
+        words.setdefault(word.lower(), word)
+    return list(words.values())

@@ -70,10 +70,17 @@ def is_english(word: str) -> bool:
     word = word.lower().strip("'")
     if word in words:
         return True
-    return any(
-        word.endswith(end) and len(word) - len(end) >= 3 and word[: -len(end)] in words
-        for end in _ENDINGS
-    )
+    for end in _ENDINGS:
+        stem = word[: -len(end)]
+        if word.endswith(end) and len(stem) >= 3:
+            # "lubricating" is "lubricate", "allergies" is "allergy".
+            if (
+                stem in words
+                or stem + "e" in words
+                or (end == "es" and stem[-1] == "i" and stem[:-1] + "y" in words)
+            ):
+                return True
+    return False
 
 
 @lru_cache(maxsize=1)

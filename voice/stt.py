@@ -206,7 +206,6 @@ class WhisperSTT:
         self.beam_size = beam_size
         self.context = context
         self.alternatives = min(alternatives, beam_size - 1)
-        self.hotwords = ", ".join(vocabulary) if vocabulary else None
         tokenizer = Tokenizer(
             self._model.hf_tokenizer,
             self._model.model.is_multilingual,
@@ -217,6 +216,7 @@ class WhisperSTT:
         self._eot = tokenizer.eot
         self._decode_tokens = tokenizer.decode
         self._encode_text = tokenizer.encode
+        self.hotwords = self._fitted_hotwords(list(vocabulary or ()))
         self._prompt = self._model.get_prompt(
             tokenizer, [], without_timestamps=True, hotwords=self.hotwords
         )
@@ -230,6 +230,25 @@ class WhisperSTT:
         # Told each decode's seconds (the gateway's metrics); from a worker thread.
         self.on_decode: Callable[[float], None] | None = None
         log.info("stt_loaded path=%s ms=%.0f", model_path, (time.perf_counter() - started) * 1000)
+
+    def _fitted_hotwords(self, vocabulary: list[str]) -> str | None:
+        """As many of `vocabulary`'s words, in order, as Whisper reads. faster-whisper
+        keeps only the first half of the decoder's context of them (223 tokens for
+        tiny.en), cut mid-word, and says nothing: the rest would be silently unbiased."""
+        budget = self._model.max_length // 2 - 1
+        kept: list[str] = []
+        for word in vocabulary:
+            if len(self._encode_text(" " + ", ".join([*kept, word]))) > budget:
+                break
+            kept.append(word)
+        if len(kept) < len(vocabulary):
+            log.warning(
+                "stt_vocabulary_cut kept=%d of=%d first_dropped=%r",
+                len(kept),
+                len(vocabulary),
+                vocabulary[len(kept)],
+            )
+        return ", ".join(kept) if kept else None
 
     def transcribe_sync(
         self,

@@ -149,3 +149,23 @@ def test_the_reading_said_scores_above_readings_with_another_name(stt) -> None:
     scores = stt.score_sync(audio, [said, *others])
     assert len(scores) == 4 and all(s < 0 for s in scores)
     assert scores[0] > max(scores[1:]), scores
+
+
+def test_the_whole_vocabulary_whisper_reads_is_the_names_first(stt, caplog) -> None:
+    """faster-whisper reads at most 223 tokens of hotwords and cuts the rest mid-word,
+    silently. Whole catalogue names used to fill that with the first 25 products."""
+    from voice.stt import WhisperSTT, bundled_whisper
+
+    read = stt._encode_text(" " + stt.hotwords)
+    assert len(read) <= stt._model.max_length // 2 - 1
+    for name in ("Paracetamol", "Omeprazole", "Hydrocortisone", "Fluconazole", "Sildenafil"):
+        assert name in stt.hotwords.split(", "), name
+    assert "heartburn" in stt.hotwords.split(", ")
+
+    too_many = [f"Zylometa{n}oline" for n in range(200)]
+    with caplog.at_level("WARNING", logger="voice.stt"):
+        cut = WhisperSTT(bundled_whisper(), vocabulary=too_many, workers=1)
+    kept = cut.hotwords.split(", ")
+    assert kept == too_many[: len(kept)] and 0 < len(kept) < len(too_many)
+    assert len(cut._encode_text(" " + cut.hotwords)) <= cut._model.max_length // 2 - 1
+    assert f"kept={len(kept)} of=200" in caplog.text
