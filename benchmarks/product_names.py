@@ -5,7 +5,10 @@ It is spoken by each voice, passed through a condition (clean wide band, or the
 telephone band with noise under it), transcribed as the gateway transcribes, and
 looked up as the agents look it up. A product counts as found when the transcript
 holds its name or the search's top hit is it; as *wrong* when the search's top hit is
-a product the caller did not name (the worst outcome: a wrong drug offered).
+a product the caller did not name (the worst outcome: a wrong drug offered). *Named*
+counts transcripts that hold a product name the caller did not say (the recogniser's
+own invention, such as "Cough Syrup" for a whole sentence). The search's time per
+transcript is printed as well.
 
     .venv/bin/python benchmarks/product_names.py [--set daily|heldout|all]
         [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
@@ -109,13 +112,15 @@ def main() -> None:
     )
     print(
         f"{'condition':<10} {'n':>4} {'in text':>8} {'top hit':>8} {'found':>8} "
-        f"{'wrong':>6} {'any beam':>8} {'decode p50':>10} {'p95':>6}"
+        f"{'wrong':>6} {'named':>6} {'any beam':>8} {'decode p50':>10} {'p95':>6} "
+        f"{'search p50':>10} {'p95':>6}"
     )
     for cond in args.conditions.split(","):
         band = "clean" if cond == "clean" else "phone"
         snr = float(cond[5:]) if cond.startswith("phone") and cond[5:] else None
-        in_text = top = found = wrong = n = any_reading = changed = 0
+        in_text = top = found = wrong = n = any_reading = changed = invented = 0
         decode: list[float] = []
+        searching: list[float] = []
         rescoring: list[float] = []
         gated = {"offered right": 0, "offered wrong": 0, "asked right": 0, "asked wrong": 0}
         for i, case in enumerate(cases):
@@ -140,8 +145,13 @@ def main() -> None:
                             changed += 1
                     rescoring.append(time.perf_counter() - started)
                 with Session(db) as s:
+                    started = time.perf_counter()
                     hits = search_products(s, heard, limit=1)
+                    searching.append(time.perf_counter() - started)
                 hit = hits[0].product.name if hits else None
+                invented += any(
+                    named(heard, name) and not named(case["text"], name) for name in names
+                )
                 said = any(named(heard, p) for p in right)
                 if args.gate is not None and hit is not None:
                     sure = named(heard, hit)
@@ -170,9 +180,10 @@ def main() -> None:
                     print(f"  {label} {cond} {voice:<18} {case['text']!r} -> {heard!r} -> {hit}")
         print(
             f"{cond:<10} {n:>4} {100 * in_text / n:>7.1f}% {100 * top / n:>7.1f}% "
-            f"{100 * found / n:>7.1f}% {wrong:>6} {100 * any_reading / n:>7.1f}% "
+            f"{100 * found / n:>7.1f}% {wrong:>6} {invented:>6} {100 * any_reading / n:>7.1f}% "
             f"{statistics.median(decode):>9.2f}s "
-            f"{pct(decode, 0.95):>5.2f}s"
+            f"{pct(decode, 0.95):>5.2f}s "
+            f"{1000 * statistics.median(searching):>8.1f}ms {1000 * pct(searching, 0.95):>4.1f}ms"
         )
         if args.gate is not None:
             print(f"{'':<10} gate {args.gate}: " + ", ".join(f"{k} {v}" for k, v in gated.items()))
