@@ -91,7 +91,12 @@ def _bridge() -> object | None:
     except ImportError:
         log.info("sounds_unavailable reason=no_piper")
         return None
-    espeakbridge.initialize(str(ESPEAK_DATA_DIR))
+    from piper import voice
+
+    # Piper initialises espeak-ng once for its phonemizer; doing it again would drop
+    # the voice Piper just set, between its two calls.
+    if getattr(voice, "_ESPEAK_PHONEMIZER", None) is None:
+        espeakbridge.initialize(str(ESPEAK_DATA_DIR))
     return espeakbridge
 
 
@@ -117,8 +122,12 @@ def sounds(word: str) -> str | None:
     if bridge is None:
         return None
     # The extension holds the GIL for each call, so threads cannot interleave inside it.
-    bridge.set_voice(_VOICE)  # type: ignore[attr-defined]
-    clauses = bridge.get_phonemes(word)  # type: ignore[attr-defined]
+    try:
+        bridge.set_voice(_VOICE)  # type: ignore[attr-defined]
+        clauses = bridge.get_phonemes(word)  # type: ignore[attr-defined]
+    except RuntimeError as error:  # a search must not fail for want of a sound
+        log.warning("sounds_failed word=%r error=%s", word, error)
+        return None
     return fold("".join(phonemes for phonemes, _, _ in clauses))
 
 
