@@ -121,11 +121,6 @@ def _similarity(a: str, b: str) -> float:
     return max(letters, (letters + sounds / 100) / 2)
 
 
-# Full-text hits (keywords, symptoms) rank below any name match (0.78 and up): a caller
-# who says a name, however misheard, asked for that product, not for whatever treats the
-# symptom they gave with it ("on-perzole for my heartburn" is Omeprazole, not Famotidine).
-FTS_TOP = 0.77
-
 # A name shorter than this, in sound classes, is matched on its letters only: short
 # strings of sounds agree by chance ("sins" for zinc is also "sense" and "since").
 _SOUND_MIN = 6
@@ -197,14 +192,21 @@ def _targets(name: str, ingredient: str) -> tuple[tuple[tuple[str, ...], float],
     return tuple(out.items())
 
 
+@lru_cache(maxsize=4096)
 def _made_up(window: tuple[str, ...]) -> bool:
-    return any(len(w) >= 3 and not is_english(w) for w in window)
+    """The window is mostly a word the recogniser made up: "low remide", never "up and
+    it's" nor "come down 200"."""
+    odd = [
+        w
+        for w in window
+        if len(w) >= 4 and w.replace("'", "").isalpha() and w not in _STOP and not is_english(w)
+    ]
+    return 2 * sum(map(len, odd)) >= sum(map(len, window))
 
 
 def _fuzzy_scores(products: list[Product], query: str) -> dict[str, float]:
     windows = _windows(_tokens(query))
     spoken = max((len("".join(w)) for w in windows), default=1)
-    unheard = {w for w in windows if _made_up(w)}
     scores: dict[str, float] = {}
     for product in products:
         best = 0.0
@@ -219,7 +221,7 @@ def _fuzzy_scores(products: list[Product], query: str) -> dict[str, float]:
                 # "omega pra zole" is Omeprazole, not Omega 3.
                 coverage = 0.9 + 0.1 * min(1.0, len(gram) / spoken)
                 alike = _similarity(gram, target)
-                if window in unheard:
+                if _made_up(gram_words):
                     alike = max(alike, _sound_similarity(gram_words, target_words))
                 best = max(best, weight * coverage * alike)
         # Below this, a "match" is two unrelated words that share a few letters.
@@ -268,16 +270,23 @@ def search_products(
     fts = _fts_order(db, query)
     for rank, sku in enumerate(fts):
         # Full-text hits rank by bm25 order, below a confident name match.
-        scores[sku] = max(scores.get(sku, 0.0), FTS_TOP - 0.15 * rank / max(1, len(fts)))
+        scores[sku] = max(scores.get(sku, 0.0), 0.8 - 0.15 * rank / max(1, len(fts)))
     ranked = sorted(
         (
             Hit(by_sku[sku], score, names.get(sku, 0.0))
             for sku, score in scores.items()
             if score >= min_score
         ),
-        # Equal scores: the plainer product (shorter name) first, so "paracetamol"
-        # finds Paracetamol before Children's Paracetamol Suspension.
-        key=lambda h: (-round(h.score, 3), len(h.product.name), h.product.sku),
+        # Equal scores: a name the caller said before a symptom's product ("Clochter
+        # Masal cream for athlete's foot" is Clotrimazole, not Terbinafine), then the
+        # plainer product (shorter name), so "paracetamol" finds Paracetamol before
+        # Children's Paracetamol Suspension.
+        key=lambda h: (
+            -round(h.score, 3),
+            -round(h.name_score, 3),
+            len(h.product.name),
+            h.product.sku,
+        ),
     )
     return ranked[:limit]
 
@@ -312,6 +321,20 @@ def _unknown_words(text: str) -> list[str]:
     return out
 
 
+def _drug_words(product: Product) -> list[str]:
+    """A name's words a recogniser needs told: those that are not English, and those
+    that are the drug itself (a one-word name, or the active ingredient's first word),
+    which Webster's may hold ("Aspirin", "Hyoscine", "Chloramphenicol")."""
+    words = product.name.split()
+    drug = product.active_ingredient.split(",")[0].split()[:1]
+    drugs = {w.lower() for w in ([*words] if len(words) == 1 else []) + drug}
+    return [
+        w
+        for w in words
+        if w.lower() in drugs and w.isalpha() and len(w) >= 4 or w in _unknown_words(w)
+    ]
+
+
 def catalogue_vocabulary(db: Session) -> list[str]:
     """Words to bias speech recognition with, most needed first: the product names'
     words that are not English, the common symptoms, then the active ingredients'.
@@ -320,8 +343,8 @@ def catalogue_vocabulary(db: Session) -> list[str]:
     Whole names ("Paracetamol Extra Pack, Children's Paracetamol Suspension, …") filled
     that with the first 25 products and left the rest of the catalogue unbiased; English
     words need no bias, and every word repeated costs room another name needs."""
-    products = db.exec(select(Product)).all()
-    names = [w for p in products for w in _unknown_words(p.name)]
+    products = db.exec(select(Product).order_by(Product.sku)).all()
+    names = [w for p in products for w in _drug_words(p)]
     ingredients = [
         w
         for p in products

@@ -12,7 +12,7 @@ dropped.
 Sounds are compared only for words the recogniser could not have meant as English:
 "come down" sounds like "condoms", but a recogniser that wrote two dictionary words
 heard two dictionary words. A word is English when it, or its stem without a plural or
-past ending, is in Webster's list (`english-words`, 234,000 words).
+past ending, is in Webster's list or GCIDE (`english-words`), or a contraction of one.
 
 Without `piper-tts` (a text-only install) there are no sounds, and search matches on
 letters alone.
@@ -39,11 +39,11 @@ for _letters, _class in (
     ("ɪieɛ", "i"),
     ("ɒɔoʊuɵ", "o"),
     ("pb", "p"),
-    ("tdθð", "t"),
+    ("tdθðɾ", "t"),
     ("kgɡqx", "k"),
     ("fv", "f"),
     ("szʃʒ", "s"),
-    ("ɹrɾ", "r"),
+    ("ɹr", "r"),
     ("lɬɫ", "l"),
     ("mnŋ", "n"),
 ):
@@ -57,18 +57,29 @@ _DROPPED = frozenset("hwjʔ")
 def _dictionary() -> frozenset[str]:
     from english_words import get_english_words_set
 
-    return frozenset(get_english_words_set(["web2"], lower=True))
+    # Webster's 1934 list and GCIDE: neither alone has "teenager" and "sashes" both.
+    return frozenset(get_english_words_set(["web2", "gcide"], lower=True)) | _SPOKEN
 
 
+# Words callers say that neither dictionary holds.
+_SPOKEN = frozenset(
+    "okay ok yeah yep nope alright colour flavour website app apps online email "
+    "hangover paediatric diarrhoea anaesthetic oestrogen haemorrhage".split()
+)
 _ENDINGS = ("'s", "s", "es", "ed", "d", "ing", "er", "ers", "ly")
+_CONTRACTION = re.compile(r"(?:n't|'re|'ve|'ll|'d|'m|'s|s')$")
 
 
 @lru_cache(maxsize=8192)
 def is_english(word: str) -> bool:
-    """The word, or its stem, is in the dictionary: "bunched", "sashes", "memory"."""
+    """The word, or its stem, is in the dictionary: "bunched", "sashes", "memory",
+    and "he's" or "can't" by what they are short for."""
     words = _dictionary()
     word = word.lower().strip("'")
     if word in words:
+        return True
+    short = _CONTRACTION.sub("", word)
+    if short != word and (short in words or short in ("ca", "wo", "sha", "i", "he", "we")):
         return True
     for end in _ENDINGS:
         stem = word[: -len(end)]
@@ -83,25 +94,43 @@ def is_english(word: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=1)
-def _bridge() -> object | None:
-    try:
-        from piper import espeakbridge
-        from piper.phonemize_espeak import ESPEAK_DATA_DIR
-    except ImportError:
-        log.info("sounds_unavailable reason=no_piper")
-        return None
-    from piper import voice
+class _Espeak:
+    """espeak-ng as Piper holds it: one per process, created and used under Piper's
+    own lock, which Piper also holds while it phonemizes. espeak-ng keeps one voice
+    for the whole process, set by a separate call before each text: without the lock,
+    a voice set by one thread would phonemize another's words."""
 
-    # Piper initialises espeak-ng once for its phonemizer; doing it again would drop
-    # the voice Piper just set, between its two calls.
-    if getattr(voice, "_ESPEAK_PHONEMIZER", None) is None:
-        espeakbridge.initialize(str(ESPEAK_DATA_DIR))
-    return espeakbridge
+    def __init__(self) -> None:
+        from piper import voice
+        from piper.phonemize_espeak import EspeakPhonemizer
+
+        self._voice = voice
+        with voice._ESPEAK_PHONEMIZER_LOCK:
+            if voice._ESPEAK_PHONEMIZER is None:
+                voice._ESPEAK_PHONEMIZER = EspeakPhonemizer()
+        from piper import espeakbridge
+
+        self._bridge = espeakbridge
+
+    def phonemes(self, word: str) -> str:
+        with self._voice._ESPEAK_PHONEMIZER_LOCK:
+            self._bridge.set_voice(_VOICE)
+            clauses = self._bridge.get_phonemes(word)
+        # Words espeak-ng reads as another language come wrapped in "(fr)...(en)".
+        return re.sub(r"\([^)]+\)", "", "".join(phonemes for phonemes, _, _ in clauses))
+
+
+@lru_cache(maxsize=1)
+def _espeak() -> _Espeak | None:
+    try:
+        return _Espeak()
+    except Exception as error:  # no piper-tts, or its espeak-ng data: letters only
+        log.warning("sounds_unavailable error=%r", error)
+        return None
 
 
 def fold(ipa: str) -> str:
-    """IPA to sound classes: "ˈoʊmpɹɐzˌoʊl" → "opraso" (runs of one class kept once)."""
+    """IPA to sound classes: "ˈoʊmpɹɐzˌoʊl" → "onprasol" (runs of one class kept once)."""
     out = []
     for letter in unicodedata.normalize("NFD", ipa):
         if letter in _DROPPED:
@@ -113,25 +142,32 @@ def fold(ipa: str) -> str:
     return re.sub(r"(.)\1+", r"\1", "".join(out))
 
 
+class _NoSound(Exception):
+    """Raised inside the cache, so that a failure is tried again next time."""
+
+
 @lru_cache(maxsize=8192)
+def _sounds(word: str) -> str:
+    espeak = _espeak()
+    if espeak is None:
+        raise _NoSound
+    try:
+        return fold(espeak.phonemes(word))
+    except RuntimeError as error:
+        log.warning("sounds_failed word=%r error=%s", word, error)
+        raise _NoSound from error
+
+
 def sounds(word: str) -> str | None:
     """The sound classes of one word; None without espeak-ng, "" for no letters."""
     if not re.search(r"[a-z]", word.lower()):
         return ""
-    bridge = _bridge()
-    if bridge is None:
-        return None
-    # The extension holds the GIL for each call, so threads cannot interleave inside it.
     try:
-        bridge.set_voice(_VOICE)  # type: ignore[attr-defined]
-        clauses = bridge.get_phonemes(word)  # type: ignore[attr-defined]
-    except RuntimeError as error:  # a search must not fail for want of a sound
-        log.warning("sounds_failed word=%r error=%s", word, error)
+        return _sounds(word)
+    except _NoSound:  # a search must not fail for want of a sound
         return None
-    return fold("".join(phonemes for phonemes, _, _ in clauses))
 
 
-@lru_cache(maxsize=8192)
 def sounds_of(words: tuple[str, ...]) -> str | None:
     """Several words said together, as one string: "tell the affine"."""
     parts = [sounds(w) for w in words]
