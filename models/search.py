@@ -321,20 +321,6 @@ def _unknown_words(text: str) -> list[str]:
     return out
 
 
-def _drug_words(product: Product) -> list[str]:
-    """A name's words a recogniser needs told: those that are not English, and those
-    that are the drug itself (a one-word name, or the active ingredient's first word),
-    which Webster's may hold ("Aspirin", "Hyoscine", "Chloramphenicol")."""
-    words = product.name.split()
-    drug = product.active_ingredient.split(",")[0].split()[:1]
-    drugs = {w.lower() for w in ([*words] if len(words) == 1 else []) + drug}
-    return [
-        w
-        for w in words
-        if w.lower() in drugs and w.isalpha() and len(w) >= 4 or w in _unknown_words(w)
-    ]
-
-
 def catalogue_vocabulary(db: Session) -> list[str]:
     """Words to bias speech recognition with, most needed first: the product names'
     words that are not English, the common symptoms, then the active ingredients'.
@@ -343,8 +329,8 @@ def catalogue_vocabulary(db: Session) -> list[str]:
     Whole names ("Paracetamol Extra Pack, Children's Paracetamol Suspension, …") filled
     that with the first 25 products and left the rest of the catalogue unbiased; English
     words need no bias, and every word repeated costs room another name needs."""
-    products = db.exec(select(Product).order_by(Product.sku)).all()
-    names = [w for p in products for w in _drug_words(p)]
+    products = db.exec(select(Product)).all()
+    names = [w for p in products for w in _unknown_words(p.name)]
     ingredients = [
         w
         for p in products
