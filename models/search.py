@@ -316,7 +316,11 @@ def _unknown_words(text: str) -> list[str]:
     out = []
     for word in text.split():
         word = word.strip("(),.;:")
-        if len(word) >= 4 and not any(c.isdigit() for c in word) and not is_english(word):
+        if (
+            len(word) >= 4
+            and not any(c.isdigit() for c in word)
+            and not is_english(word, webster_only=True)
+        ):
             out.append(word[0].upper() + word[1:])
     return out
 

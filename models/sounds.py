@@ -53,12 +53,12 @@ for _letters, _class in (
 _DROPPED = frozenset("hwjʔ")
 
 
-@lru_cache(maxsize=1)
-def _dictionary() -> frozenset[str]:
+@lru_cache(maxsize=2)
+def _dictionary(lists: tuple[str, ...] = ("web2", "gcide")) -> frozenset[str]:
     from english_words import get_english_words_set
 
     # Webster's 1934 list and GCIDE: neither alone has "teenager" and "sashes" both.
-    return frozenset(get_english_words_set(["web2", "gcide"], lower=True)) | _SPOKEN
+    return frozenset(get_english_words_set(list(lists), lower=True)) | _SPOKEN
 
 
 # Words callers say that neither dictionary holds.
@@ -71,10 +71,11 @@ _CONTRACTION = re.compile(r"(?:n't|'re|'ve|'ll|'d|'m|'s|s')$")
 
 
 @lru_cache(maxsize=8192)
-def is_english(word: str) -> bool:
+def is_english(word: str, *, webster_only: bool = False) -> bool:
     """The word, or its stem, is in the dictionary: "bunched", "sashes", "memory",
-    and "he's" or "can't" by what they are short for."""
-    words = _dictionary()
+    and "he's" or "can't" by what they are short for. `webster_only` leaves GCIDE out,
+    which holds some drug names ("ibuprofen") a recogniser is still to be told of."""
+    words = _dictionary(("web2",) if webster_only else ("web2", "gcide"))
     word = word.lower().strip("'")
     if word in words:
         return True
