@@ -53,12 +53,20 @@ for _letters, _class in (
 _DROPPED = frozenset("hwjʔ")
 
 
-@lru_cache(maxsize=2)
-def _dictionary(lists: tuple[str, ...] = ("web2", "gcide")) -> frozenset[str]:
+@lru_cache(maxsize=1)
+def _webster() -> frozenset[str]:
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2"], lower=True)) | _SPOKEN
+
+
+@lru_cache(maxsize=1)
+def _dictionary() -> frozenset[str]:
     from english_words import get_english_words_set
 
     # Webster's 1934 list and GCIDE: neither alone has "teenager" and "sashes" both.
-    return frozenset(get_english_words_set(list(lists), lower=True)) | _SPOKEN
+    # Built on Webster's own set, so the words both hold are stored once.
+    return _webster() | get_english_words_set(["gcide"], lower=True)
 
 
 # Words callers say that neither dictionary holds.
@@ -75,7 +83,7 @@ def is_english(word: str, *, webster_only: bool = False) -> bool:
     """The word, or its stem, is in the dictionary: "bunched", "sashes", "memory",
     and "he's" or "can't" by what they are short for. `webster_only` leaves GCIDE out,
     which holds some drug names ("ibuprofen") a recogniser is still to be told of."""
-    words = _dictionary(("web2",) if webster_only else ("web2", "gcide"))
+    words = _webster() if webster_only else _dictionary()
     word = word.lower().strip("'")
     if word in words:
         return True
