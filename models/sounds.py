@@ -27,9 +27,8 @@ from functools import lru_cache
 
 log = logging.getLogger(__name__)
 
-# The voice Piper's bundled model speaks with. espeak-ng keeps one voice for the whole
-# process, and Piper sets its own before each sentence in a separate call: using the
-# same one here means neither can change what the other hears.
+# American English, as Piper's bundled voice. Every call sets its voice under Piper's
+# lock (see _Espeak), so whichever voice Piper speaks with is left alone.
 _VOICE = "en-us"
 
 _CLASSES: dict[str, str] = {}
@@ -131,6 +130,8 @@ class _Espeak:
 
 @lru_cache(maxsize=1)
 def _espeak() -> _Espeak | None:
+    # Kept for the process either way: no piper-tts (or a Piper without the private
+    # lock read above) does not come back; a word that fails does not stay failed.
     try:
         return _Espeak()
     except Exception as error:  # no piper-tts, or its espeak-ng data: letters only
