@@ -137,6 +137,11 @@ def _sound_similarity(gram: tuple[str, ...], target: tuple[str, ...]) -> float:
     return ratio(heard, name) / 100 if heard else 0.0
 
 
+def _first_ingredient(ingredients: str) -> str:
+    """The drug a product is named for: "paracetamol" of "paracetamol and caffeine"."""
+    return ingredients.split(",")[0].split(" and ")[0]
+
+
 def _tokens(query: str) -> list[str]:
     return _WORD.findall(query.lower())
 
@@ -186,7 +191,7 @@ def _targets(name: str, ingredient: str) -> tuple[tuple[tuple[str, ...], float],
     for word in words:
         if len(word) >= 5 and word not in _STOP and word not in _GENERIC:
             out.setdefault((word,), 0.95)
-    first = tuple(_tokens(ingredient.split(",")[0].split(" and ")[0]))
+    first = tuple(_tokens(_first_ingredient(ingredient)))
     if first:
         out.setdefault(first, 0.9)
     return tuple(out.items())
@@ -336,9 +341,7 @@ def catalogue_vocabulary(db: Session) -> list[str]:
     products = db.exec(select(Product)).all()
     names = [w for p in products for w in _unknown_words(p.name)]
     ingredients = [
-        w
-        for p in products
-        for w in _unknown_words(p.active_ingredient.split(",")[0].split(" and ")[0])
+        w for p in products for w in _unknown_words(_first_ingredient(p.active_ingredient))
     ]
     words: dict[str, str] = {}
     for word in [*names, *SYMPTOMS, *ingredients]:

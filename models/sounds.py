@@ -178,9 +178,22 @@ def sounds(word: str) -> str | None:
         return None
 
 
+@lru_cache(maxsize=8192)
+def _sounds_of(words: tuple[str, ...]) -> str:
+    parts = [_sounds(w) if re.search(r"[a-z]", w.lower()) else "" for w in words]
+    return re.sub(r"(.)\1+", r"\1", "".join(parts))
+
+
+def clear_cache() -> None:
+    """Forget every word's sounds (for tests that take espeak-ng away)."""
+    _sounds.cache_clear()
+    _sounds_of.cache_clear()
+
+
 def sounds_of(words: tuple[str, ...]) -> str | None:
-    """Several words said together, as one string: "tell the affine"."""
-    parts = [sounds(w) for w in words]
-    if any(p is None for p in parts):
+    """Several words said together, as one string: "tell the affine". Cached like
+    `sounds`, since search asks it for every window against every product name."""
+    try:
+        return _sounds_of(words)
+    except _NoSound:
         return None
-    return re.sub(r"(.)\1+", r"\1", "".join(p for p in parts if p))

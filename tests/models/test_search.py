@@ -146,7 +146,7 @@ def test_without_espeak_search_falls_back_to_letters(db, monkeypatch) -> None:
     """A text-only install (no piper-tts) has no sounds: names are matched on letters,
     and the sounds come back once espeak-ng does (a failure is not cached)."""
     monkeypatch.setattr(sounds, "_espeak", lambda: None)
-    sounds._sounds.cache_clear()
+    sounds.clear_cache()
     assert sounds.sounds("loperamide") is None
     with Session(db) as s:
         by_letters = search_products(s, "low per a mide", limit=1)
