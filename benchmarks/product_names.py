@@ -10,7 +10,7 @@ counts transcripts that hold a product name the caller did not say (the recognis
 own invention, such as "Cough Syrup" for a whole sentence). The search's time per
 transcript is printed as well.
 
-    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|all]
+    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|all]
         [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
         [--rescore K [--margin M]] [--gate T]
 
@@ -51,7 +51,7 @@ CATALOGUE = REPO / "models/data/catalogue.json"
 
 def sentences(which: str) -> list[dict]:
     data = yaml.safe_load((REPO / "benchmarks/data/product_sentences.yaml").read_text())
-    return {"daily": data["daily"], "heldout": data["heldout"]}.get(
+    return {"daily": data["daily"], "heldout": data["heldout"], "fresh": data["fresh"]}.get(
         which, data["daily"] + data["heldout"]
     )
 
@@ -67,7 +67,7 @@ def named(transcript: str, product: str) -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", default="daily", choices=("daily", "heldout", "all"))
+    parser.add_argument("--set", default="daily", choices=("daily", "heldout", "fresh", "all"))
     parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--conditions", default="clean,phone10")
     parser.add_argument("--model", default="tiny", choices=("tiny", "base"))
