@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
 import socket
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from pathlib import Path
 
 import uvicorn
@@ -27,6 +29,7 @@ from voice.tts import PiperTTS, bundled_voice
 from voice.turn import EndOfTurn, SmartTurn, installed_smart_turn
 from web import Gateway, create_app
 from web.auth import OperatorAuth
+from web.callers import CallerKeys
 from web.gateway import VoiceEngines, Warm, Warming
 from web.journal import Journal
 from web.live import CallOptions, LiveCalls
@@ -104,6 +107,26 @@ def operator_auth(settings: Settings, db: Database | None = None) -> OperatorAut
     )
 
 
+def caller_keys(settings: Settings) -> CallerKeys:
+    """Browser callers' signing key: the setting, else one kept in the data folder (made
+    on first use, readable by this user only), so a restart does not cut every browser
+    caller off their session."""
+    if settings.caller_secret:
+        secret = settings.caller_secret.get_secret_value().encode()
+    else:
+        path = settings.data_dir / "caller-secret"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Made once, by whichever gateway of the data folder comes first.
+        with suppress(FileExistsError):
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+            with os.fdopen(os.open(path, flags, 0o600), "wb") as f:
+                f.write(secrets.token_bytes(32))
+        secret = path.read_bytes()
+    return CallerKeys(
+        secret=secret, secure_cookie=settings.secure_cookies, max_opens=settings.caller_max_opens
+    )
+
+
 def make_gateway(
     services: Services,
     engines: VoiceEngines | None = None,
@@ -141,6 +164,7 @@ def make_gateway(
         calls=calls,
         journal=journal,
         auth=operator_auth(settings, services.db),
+        callers=caller_keys(settings),
         metrics=metrics,
         heartbeat_s=settings.sse_heartbeat,
         warming=warming or Warm(engines),

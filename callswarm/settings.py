@@ -103,6 +103,16 @@ class Settings(BaseSettings):
         default=None,
         description="Signs session cookies; share it between gateways. Unset: random per run.",
     )
+    caller_secret: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Signs browser callers' cookies; share it between gateways. Unset: kept in "
+            "the data folder, so callers resume after a restart."
+        ),
+    )
+    caller_max_opens: int = Field(
+        default=60, ge=1, description="Caller sockets one address may open a minute."
+    )
     secure_cookies: bool = Field(default=False, description="Cookies only over HTTPS.")
     record_calls: bool = Field(default=True, description="Keep each call's audio (two tracks).")
     max_recording_s: float = Field(default=3600.0, gt=0)

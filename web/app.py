@@ -9,7 +9,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from web import auth, console_api, metrics, shop_api, sse, text_socket, voice_socket
+from web import auth, callers, console_api, metrics, shop_api, sse, text_socket, voice_socket
 from web.gateway import Gateway, Readiness
 
 STATIC = Path(__file__).parent / "static"
@@ -25,6 +25,7 @@ def create_app(gateway: Gateway) -> FastAPI:
     app.state.journal = gateway.journal
     app.state.auth = gateway.auth
     app.state.voice_connections = voice_socket.Connections()
+    app.include_router(callers.router)
     app.include_router(text_socket.router)
     app.include_router(voice_socket.router)
     app.include_router(auth.router)

@@ -17,6 +17,7 @@ from voice.stt import WhisperSTT
 from voice.tts import PiperTTS
 from voice.turn import EndOfTurn
 from web.auth import OperatorAuth
+from web.callers import CallerKeys
 from web.journal import Journal
 from web.live import LiveCalls
 from web.metrics import Metrics
@@ -103,6 +104,8 @@ class Gateway:
     max_text_message: int = 4_000
     # The voice engines (perhaps still loading) and `/api/ready`; Warm(): text only.
     warming: Warming = field(default_factory=Warm)
+    # Browser callers' signed ids (web/callers.py); by default a secret of this run's.
+    callers: CallerKeys = field(default_factory=CallerKeys)
 
     async def aclose(self) -> None:
         """After the server has stopped: the last calls' events saved, metrics stopped."""

@@ -11,6 +11,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from models.calls import Channel
 from swarm import SwarmError
+from web.callers import socket_caller
 from web.gateway import Gateway
 from web.ids import web_client_id
 
@@ -24,6 +25,10 @@ async def session_socket(websocket: WebSocket, client_id: str) -> None:
         await websocket.close(code=1008, reason="invalid client id")
         return
     gateway: Gateway = websocket.app.state.gateway
+    given = await socket_caller(websocket, client_id)
+    if given is None:
+        return
+    client_id = given
     await websocket.accept()
     session = gateway.engine.session(client_id, gateway.swarm)
     call = await gateway.calls.open(client_id, Channel.WEB, speak=websocket.send_text)

@@ -33,6 +33,7 @@ from voice.events import (
 )
 from voice.frames import SUPPORTED_RATES, AudioFrame
 from voice.session import VoiceSession
+from web.callers import socket_caller
 from web.gateway import Gateway, VoiceEngines
 from web.ids import web_client_id
 
@@ -77,6 +78,10 @@ async def voice_socket(websocket: WebSocket, client_id: str) -> None:
         await websocket.close(code=1011, reason="voice is not enabled on this gateway")
         return
     connections: Connections = websocket.app.state.voice_connections
+    given = await socket_caller(websocket, client_id)
+    if given is None:
+        return
+    client_id = given
     await websocket.accept()
     try:
         engines = await _engines(websocket, gateway, client_id)

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 from websockets.asyncio.client import ClientConnection, connect
+
+from web.callers import COOKIE
+
+# Each (gateway, caller id)'s cookie, as one browser per caller keeps it: a test that
+# calls again as the same caller resumes their session, as their browser would.
+_JAR: dict[tuple[str, str], str] = {}
 
 
 @dataclass
@@ -65,5 +74,34 @@ class Caller:
         await self.send({"type": "release"})
 
 
+async def caller_cookie(url: str, client_id: str) -> str:
+    """The signed cookie for `client_id` (`POST /api/v1/caller`), the one this "browser"
+    already holds if it is still good. Fails if the gateway gave another id."""
+    http = url.replace("ws://", "http://", 1)
+    held = _JAR.get((http, client_id))
+    async with httpx.AsyncClient(base_url=http, cookies={COOKIE: held} if held else None) as c:
+        response = await c.post("/api/v1/caller", json={"client_id": client_id})
+    response.raise_for_status()
+    given = response.json()["client_id"]
+    assert given == client_id, f"the gateway gave {given}, not {client_id}"
+    _JAR[(http, client_id)] = response.cookies[COOKIE]
+    return response.cookies[COOKIE]
+
+
+@asynccontextmanager
+async def signed(url: str, path: str, client_id: str) -> AsyncIterator[ClientConnection]:
+    """A caller socket opened as `client_id`'s own browser: with its cookie."""
+    cookie = await caller_cookie(url, client_id)
+    headers = {"Cookie": f"{COOKIE}={cookie}"}
+    async with connect(f"{url}{path}/{client_id}", max_size=None, additional_headers=headers) as ws:
+        yield ws
+
+
 def caller(url: str, client_id: str) -> Any:
-    return connect(f"{url}/ws/voice/{client_id}", max_size=None)
+    """The voice socket, as `client_id`'s browser."""
+    return signed(url, "/ws/voice", client_id)
+
+
+def typed(url: str, client_id: str) -> Any:
+    """The text socket, as `client_id`'s browser."""
+    return signed(url, "/api/v1/session", client_id)

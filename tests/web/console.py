@@ -9,8 +9,8 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import connect
 
+from .client import typed
 from .conftest import Running
 
 
@@ -46,7 +46,7 @@ async def text_call(running: Running, client_id: str, *lines: str) -> list[str]:
     listener = hub.listen()
     try:
         replies = []
-        async with connect(f"{running.ws}/api/v1/session/{client_id}") as ws:
+        async with typed(running.ws, client_id) as ws:
             for line in lines:
                 await ws.send(line)
                 replies.append(await asyncio.wait_for(ws.recv(), 60))

@@ -20,7 +20,15 @@ from .client import Caller, caller
 from .conftest import start, stop
 from .console import operator, text_call
 
-PUBLIC = {"/api/ping", "/api/ready", "/api/info", "/api/auth/login", "/", "/console"}
+PUBLIC = {
+    "/api/ping",
+    "/api/ready",
+    "/api/info",
+    "/api/auth/login",
+    "/api/v1/caller",
+    "/",
+    "/console",
+}
 
 
 def operator_routes(app) -> list[tuple[str, str]]:

@@ -47,10 +47,15 @@ async def hold_and_say(page: Page, seconds: float) -> None:
     await page.mouse.up()
 
 
-async def one_utterance(browser_factory, url: str, client: str, wav: Path, seconds: float) -> dict:
+async def one_utterance(
+    browser_factory, url: str, client: str, wav: Path, seconds: float, cookies: dict | None
+) -> tuple[dict, dict]:
+    """One utterance through the page, in a browser holding `cookies` (the storage state
+    of the caller's browser before); returns what the page showed, and the cookies."""
     browser = await browser_factory(wav)
     try:
-        page = await browser.new_page()
+        context = await browser.new_context(storage_state=cookies)
+        page = await context.new_page()
         await page.goto(f"{url}/?client={client}")
         await page.wait_for_function("window.callswarm.status === 'ready'", timeout=30_000)
         replies_before = await page.locator("#conversation li.assistant").count()
@@ -66,7 +71,7 @@ async def one_utterance(browser_factory, url: str, client: str, wav: Path, secon
         state["replies"] = await page.locator("#conversation li.assistant").count() - replies_before
         state["agent"] = await page.locator("#agent").inner_text()
         state["status_role"] = await page.get_by_role("status").inner_text()
-        return state
+        return state, await context.storage_state()
     finally:
         await browser.close()
 
@@ -82,14 +87,17 @@ async def test_an_order_placed_by_voice_through_the_page(gateway, tts, tmp_path)
         async def launch(wav: Path) -> Browser:
             return await with_microphone(p, wav)
 
-        states = []
+        # A browser per line (each plays its own microphone file), carrying the caller's
+        # cookie from one to the next as one browser would: the same caller, resumed.
+        states, cookies = [], None
         for n, line in enumerate(lines):
             pcm = silence(0.4) + piper(line) + silence(0.3)
             wav = tmp_path / f"caller-{n}.wav"
             write_wav(wav, pcm, 16000)
-            states.append(
-                await one_utterance(launch, gateway.url, "web-browser", wav, len(pcm) / 32000)
+            state, cookies = await one_utterance(
+                launch, gateway.url, "web-browser", wav, len(pcm) / 32000, cookies
             )
+            states.append(state)
 
     first = states[0]
     assert "paracetamol" in first["said"].lower()  # the transcript is on the page

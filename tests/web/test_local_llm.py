@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import re
 
-from websockets.asyncio.client import connect
-
 from callswarm.app import build_services
 from callswarm.settings import Settings
 from tests.voice.speech import piper, silence
 
-from .client import Caller, caller
+from .client import Caller, caller, typed
 from .conftest import start, stop
 from .console import call_ended, operator
 
@@ -36,7 +34,7 @@ async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_mo
             assert len(c.audio) > 16000  # spoken back
         await call_ended(running, "web-local", listener)
         # The same caller types on the seed's text socket: same session, same agent.
-        async with connect(f"{running.ws}/api/v1/session/web-local") as ws:
+        async with typed(running.ws, "web-local") as ws:
             # (Opening hours are facts code says now; a symptom still takes the model.)
             await ws.send("Have you got anything for a sore throat?")
             reply = await ws.recv()

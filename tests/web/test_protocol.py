@@ -7,13 +7,14 @@ import asyncio
 import httpx
 import pytest
 from sqlmodel import Session, select
+from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from models.tables import MessageRow, TurnRow
 from tests.voice.speech import piper, silence
 from voice.stt import WhisperSTT
 
-from .client import Caller, caller
+from .client import Caller, caller, typed
 from .console import call_ended
 
 
@@ -183,15 +184,13 @@ async def test_a_second_socket_for_the_same_caller_takes_over(gateway) -> None:
 @pytest.mark.parametrize("client_id", ["..", "a..b", "a%2F..%2Fb", "x" * 65, "semi;colon"])
 async def test_unsafe_client_ids_are_refused_at_the_handshake(gateway, client_id) -> None:
     with pytest.raises(InvalidStatus) as refused:
-        async with caller(gateway.ws, client_id):
+        async with connect(f"{gateway.ws}/ws/voice/{client_id}"):
             pass
     assert refused.value.response.status_code in (403, 404)
 
 
 async def test_the_text_socket_answers_each_message_over_the_same_session(gateway) -> None:
-    from websockets.asyncio.client import connect
-
-    async with connect(f"{gateway.ws}/api/v1/session/web-text") as ws:
+    async with typed(gateway.ws, "web-text") as ws:
         await ws.send("Do you have any ibuprofen?")
         assert "Ibuprofen" in await ws.recv()
         await ws.send("x" * 5000)

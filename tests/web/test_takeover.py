@@ -10,7 +10,7 @@ import numpy as np
 from tests.voice.speech import espeak, piper, silence
 from voice.stt import WhisperSTT
 
-from .client import Caller, caller
+from .client import Caller, caller, typed
 from .console import Sse, call_ended, journaled, operator
 
 OPERATOR_WORDS = "This is Sam from the pharmacy. Your prescription is ready for collection."
@@ -69,12 +69,10 @@ async def test_an_operator_takes_over_a_voice_call_speaks_and_hands_back(
 
 
 async def test_takeover_of_a_text_call_and_of_calls_that_are_not_live(gateway) -> None:
-    from websockets.asyncio.client import connect
-
     listener = gateway.gateway.journal.hub.listen()
     async with (
         operator(gateway) as api,
-        connect(f"{gateway.ws}/api/v1/session/web-typed") as ws,
+        typed(gateway.ws, "web-typed") as ws,
     ):
         await journaled(listener, "call_started", "web-typed")
         call = await live_call(api, "web-typed")

@@ -2,9 +2,18 @@
 // Protocol: docs/protocol.md. State for tests and screen readers is in window.callswarm.
 const RATE = 16000;
 const params = new URLSearchParams(location.search);
-const clientId = params.get("client") || localStorage.getItem("callswarm.client") ||
-  `web-${crypto.randomUUID().slice(0, 8)}`;
-localStorage.setItem("callswarm.client", clientId);
+// The gateway names this browser's caller and signs it in an HttpOnly cookie; the
+// socket resumes the conversation only with that cookie. `?client=` asks for an id,
+// given only if no one holds it.
+async function callerId() {
+  const response = await fetch("/api/v1/caller", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ client_id: params.get("client") }),
+  });
+  if (!response.ok) throw new Error(`caller id: HTTP ${response.status}`);
+  return (await response.json()).client_id;
+}
 
 const talk = document.getElementById("talk");
 const statusLine = document.getElementById("status");
@@ -12,7 +21,7 @@ const agentLine = document.getElementById("agent");
 const conversation = document.getElementById("conversation");
 
 const state = {
-  clientId, status: "connecting", agent: "", talking: false,
+  clientId: "", status: "connecting", agent: "", talking: false,
   sentSeconds: 0, receivedSeconds: 0, playedSeconds: 0, skippedSeconds: 0, transcripts: [], errors: [], replies: 0,
 };
 window.callswarm = state;
@@ -118,10 +127,18 @@ async function openMicrophone() {
 // --- the socket ---------------------------------------------------------------------
 let socket = null;
 let retry = 500;
-function connect() {
+async function connect() {
   setStatus("connecting");
+  try {
+    state.clientId = await callerId();
+  } catch (error) {
+    setStatus("offline");
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 8000);
+    return;
+  }
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/ws/voice/${encodeURIComponent(clientId)}`);
+  socket = new WebSocket(`${scheme}://${location.host}/ws/voice/${encodeURIComponent(state.clientId)}`);
   socket.binaryType = "arraybuffer";
   socket.onopen = () => {
     retry = 500;
@@ -147,6 +164,7 @@ function handle(message) {
   switch (message.type) {
     case "warming": setStatus("warming"); break;
     case "ready":
+      state.clientId = message.client_id;
       conversation.replaceChildren();
       for (const m of message.history) addMessage(m.role, m.text, m.agent);
       setAgent(message.agent);
