@@ -94,6 +94,22 @@ async def watcher_result(process: asyncio.subprocess.Process) -> Any:
     return json.loads(out.decode().strip().splitlines()[-1])
 
 
+async def as_caller(url: str, client_id: str) -> dict[str, str]:
+    """Headers that open a caller socket as `client_id`'s browser: the signed cookie the
+    gateway gives (`POST /api/v1/caller`). `url`: the gateway's ws:// or http:// URL."""
+    import httpx
+
+    from web.callers import COOKIE
+
+    http = url.replace("ws://", "http://", 1)
+    async with httpx.AsyncClient(base_url=http, timeout=30) as client:
+        response = await client.post("/api/v1/caller", json={"client_id": client_id})
+    response.raise_for_status()
+    if response.json()["client_id"] != client_id:
+        raise RuntimeError(f"the gateway gave another id than {client_id}")
+    return {"Cookie": f"{COOKIE}={response.cookies[COOKIE]}"}
+
+
 @asynccontextmanager
 async def serving(gateway: Gateway) -> AsyncIterator[str]:
     """The gateway under uvicorn on a free loopback port; yields its ws:// URL, then stops

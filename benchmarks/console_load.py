@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 import httpx
-from _harness import pct, serving, start_watcher, watcher_result
+from _harness import as_caller, pct, serving, start_watcher, watcher_result
 from websockets.asyncio.client import connect
 
 from callswarm.app import build_services
@@ -41,7 +41,8 @@ LINES = [
 
 async def caller(url: str, client_id: str, turns: int) -> list[float]:
     times = []
-    async with connect(f"{url}/api/v1/session/{client_id}") as ws:
+    headers = await as_caller(url, client_id)
+    async with connect(f"{url}/api/v1/session/{client_id}", additional_headers=headers) as ws:
         for n in range(turns):
             started = time.perf_counter()
             await ws.send(LINES[n % len(LINES)])

@@ -125,7 +125,12 @@ async def one_start(data: Path, tree: Path, client: str, has_ready: bool) -> Sta
             result.ping = await until(ping, started)
 
             async def reply() -> tuple[float, float]:
-                async with connect(f"ws://127.0.0.1:{port}/api/v1/session/{client}") as ws:
+                # The caller's signed cookie (a tree before web/callers.py has none).
+                signed = await http.post("/api/v1/caller", json={"client_id": client})
+                cookie = signed.cookies.get("callswarm_caller") if signed.is_success else None
+                headers = {"Cookie": f"callswarm_caller={cookie}"} if cookie else {}
+                url = f"ws://127.0.0.1:{port}/api/v1/session/{client}"
+                async with connect(url, additional_headers=headers) as ws:
                     await ws.send(LINE)
                     await asyncio.wait_for(ws.recv(), LIMIT_S)
                     first = time.perf_counter() - started

@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _harness import UTTERANCE, pct, serving
+from _harness import UTTERANCE, as_caller, pct, serving
 from sqlmodel import Session
 from websockets.asyncio.client import connect
 
@@ -38,7 +38,10 @@ from web.gateway import VoiceEngines
 async def one_caller(url: str, client_id: str, audio: bytes, delay: float) -> float:
     """Seconds from release to the first reply audio byte; raises on any error."""
     await asyncio.sleep(delay)  # this caller's arrival
-    async with connect(f"{url}/ws/voice/{client_id}", max_size=None) as ws:
+    headers = await as_caller(url, client_id)
+    async with connect(
+        f"{url}/ws/voice/{client_id}", max_size=None, additional_headers=headers
+    ) as ws:
 
         async def until(kind: str) -> dict:
             while True:

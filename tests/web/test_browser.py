@@ -1,7 +1,7 @@
 """The push-to-talk page in Debian's chromium, its microphone fed from synthesised WAVs.
 
 One browser per utterance: chromium's fake microphone plays one file, and a new
-browser on the same client id is also a reconnect that must resume the session.
+browser holding the caller's cookie is also a reconnect that must resume the session.
 """
 
 from __future__ import annotations
@@ -164,5 +164,32 @@ async def test_touch_hold_and_a_blocked_microphone(gateway, tts, tmp_path) -> No
             await page.mouse.down()
             await page.wait_for_function("window.callswarm.status === 'mic-denied'", timeout=30_000)
             assert "microphone is blocked" in await page.get_by_role("status").inner_text()
+        finally:
+            await browser.close()
+
+
+async def test_a_second_browser_that_knows_the_callers_id_gets_its_own_conversation(
+    gateway,
+) -> None:
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            ready = "window.callswarm.status === 'ready' && window.callswarm.replies >= 1"
+            mine = await (await browser.new_context()).new_page()
+            await mine.goto(gateway.url)
+            await mine.wait_for_function(ready, timeout=30_000)
+            caller_id = await mine.evaluate("window.callswarm.clientId")
+            assert caller_id.startswith("web-") and len(caller_id) == len("web-") + 32
+            # The caller's own browser, reloaded, resumes: the greeting is not said again.
+            await mine.reload()
+            await mine.wait_for_function("window.callswarm.status === 'ready'", timeout=30_000)
+            assert await mine.evaluate("window.callswarm.clientId") == caller_id
+            assert await mine.locator("#conversation li.assistant").count() == 1
+            # Another browser (no cookie of theirs) asking for that id is a new caller.
+            other = await (await browser.new_context()).new_page()
+            await other.goto(f"{gateway.url}/?client={caller_id}")
+            await other.wait_for_function(ready, timeout=30_000)
+            assert await other.evaluate("window.callswarm.clientId") != caller_id
+            assert await other.locator("#conversation li.assistant").count() == 1  # its greeting
         finally:
             await browser.close()
