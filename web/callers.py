@@ -51,6 +51,8 @@ MAX_OPENS, OPEN_WINDOW_S = 60, 60.0
 # Sockets per address that asked for an id without its cookie, before that address is
 # refused for a while: a reloaded page never does it, a guesser does nothing else.
 MAX_REFUSED, REFUSED_WINDOW_S = 10, 300.0
+# Past this many addresses, the quiet ones are forgotten.
+FORGET_PAST = 1024
 # A throttled address is told this close code (policy violation), as a bad id is.
 CLOSE_POLICY = 1008
 
@@ -119,9 +121,10 @@ def _count(
     times = seen.setdefault(address, deque(maxlen=limit + 1))
     within = _recent(times, window, current) < limit
     times.append(current)
-    # Addresses that went quiet are forgotten, so the map does not grow with every visitor.
-    for other in [a for a, t in seen.items() if t and t[-1] < current - window]:
-        del seen[other]
+    if len(seen) > FORGET_PAST:
+        # Addresses that went quiet are forgotten, so the map does not grow with every visitor.
+        for other in [a for a, t in seen.items() if t[-1] < current - window]:
+            del seen[other]
     return within
 
 
@@ -175,24 +178,30 @@ async def caller(
 ) -> CallerGrant:
     """This browser's caller id, in a signed HttpOnly cookie that the caller sockets
     require to resume its session. A browser that has one keeps it (and its expiry is
-    renewed); otherwise the proposed id if no one holds it, else a new one."""
+    renewed), unless it asks for another id that no one holds; a browser without one
+    gets the id it asks for if no one holds it, else a new one."""
     gateway: _Holder = request.app.state.gateway
     keys = gateway.callers
     cookie = request.cookies.get(COOKIE)
     held = keys.verify(cookie) if cookie else None
     proposed = body.client_id if body is not None else None
-    if held is not None and proposed in (None, held):
-        client_id = held
+    address = _address(request.client.host if request.client else None)
+    if proposed in (None, held):
+        client_id = held or keys.mint()
     elif (
-        proposed
+        proposed is not None
         and web_client_id(proposed)
+        # Whether an id is held is itself worth guessing at: a guesser stops being told.
+        and not keys.throttled(address)
         and not await asyncio.to_thread(_in_use, gateway, proposed)
     ):
         client_id = proposed
     else:
-        client_id = keys.mint()
+        # A page opened at `?client=` someone else's id keeps the id it was given.
+        client_id = held or keys.mint()
     if proposed and client_id != proposed:
-        log.info("caller_id_refused proposed=%s given=%s", proposed, client_id)
+        keys.refused(address)
+        log.info("caller_id_refused address=%s proposed=%s given=%s", address, proposed, client_id)
     response.set_cookie(
         COOKIE,
         keys.issue(client_id),

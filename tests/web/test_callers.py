@@ -59,10 +59,14 @@ async def test_a_browser_that_knows_only_a_callers_id_gets_a_new_empty_session(g
     assert "loratadine" not in reply.lower() and "alice" not in reply.lower()
     assert ALICE in messages_of(gateway, "web-alice")
     assert not any("What did I just ask" in m for m in messages_of(gateway, "web-alice"))
-    # Asking the gateway for her id by name gets another one.
+    # Asking the gateway for her id by name gets another one, and asking again (as the
+    # page does before each connection) keeps that one: the asker's own conversation.
     async with httpx.AsyncClient(base_url=gateway.url) as client:
         granted = await client.post("/api/v1/caller", json={"client_id": "web-alice"})
-    assert granted.json()["client_id"] != "web-alice"
+        own = granted.json()["client_id"]
+        assert own != "web-alice"
+        again = await client.post("/api/v1/caller", json={"client_id": "web-alice"})
+        assert again.json()["client_id"] == own
     # Her own browser still resumes her conversation, and hears it back in `ready`.
     async with caller(gateway.ws, "web-alice") as ws:
         ready = await Caller(ws).until("ready")
@@ -81,6 +85,10 @@ async def test_an_address_that_keeps_asking_for_others_ids_is_shut_out(gateway) 
             async with connect(f"{gateway.ws}{path}"):
                 pass
         assert shut.value.response.status_code == 403, path
+    # Nor is it told any more whether an id it asks the gateway for is held.
+    async with httpx.AsyncClient(base_url=gateway.url) as client:
+        free = await client.post("/api/v1/caller", json={"client_id": "web-never-used"})
+    assert free.json()["client_id"] != "web-never-used"
     # The caller whose id was tried, with her own cookie, is not held up by the guesser.
     async with typed(gateway.ws, "web-alice") as ws:
         await ws.send("Where are you?")

@@ -11,6 +11,7 @@ from models.calls import Channel
 from swarm import AssistantMessage, Message, Role, ThreadInfo, ToolCall
 from web.live import LiveCalls
 
+from .client import caller_cookie
 from .console import operator, text_call
 
 pytestmark = pytest.mark.databases
@@ -250,7 +251,9 @@ async def test_the_audit_log_and_sign_in_out(gateway) -> None:
 async def test_calls_a_killed_gateway_left_open_are_ended_when_it_comes_back(gateway) -> None:
     calls = gateway.gateway.calls
     db, engine, swarm = gateway.services.db, gateway.services.engine, gateway.services.swarm
-    # A call that never closes: its gateway was killed mid-call.
+    # A call that never closes: its gateway was killed mid-call. The caller's browser
+    # holds their cookie from before.
+    await caller_cookie(gateway.ws, "web-lost")
     lost = await calls.open("web-lost", Channel.WEB)
     await lost.session.complete("Do you have any ibuprofen?")
     calls._by_id.clear()
