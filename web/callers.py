@@ -51,6 +51,8 @@ MAX_OPENS, OPEN_WINDOW_S = 60, 60.0
 # Sockets per address that asked for an id without its cookie, before that address is
 # refused for a while: a reloaded page never does it, a guesser does nothing else.
 MAX_REFUSED, REFUSED_WINDOW_S = 10, 300.0
+# Asked-for ids remembered as given; past this, a session or call row holds most anyway.
+GRANTED_KEPT = 100_000
 # Past this many addresses, the quiet ones are forgotten.
 FORGET_PAST = 1024
 # A throttled address is told this close code (policy violation), as a bad id is.
@@ -68,6 +70,7 @@ class CallerKeys:
     max_refused: int = MAX_REFUSED  # per address, per REFUSED_WINDOW_S
     _opens: dict[str, deque[float]] = field(default_factory=dict, repr=False)
     _refused: dict[str, deque[float]] = field(default_factory=dict, repr=False)
+    _granted: set[str] = field(default_factory=set, repr=False)
 
     @staticmethod
     def mint() -> str:
@@ -93,6 +96,17 @@ class CallerKeys:
     def _sign(self, payload: str) -> str:
         digest = hmac.new(self.secret, b"caller|" + payload.encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+    def reserve(self, client_id: str) -> bool:
+        """Whether `client_id` may be granted: each asked-for id once, so two who ask for
+        the same free id do not both get its cookie. Per gateway: only ids minted here
+        (or by a peer) are unique across gateways."""
+        if client_id in self._granted:
+            return False
+        self._granted.add(client_id)
+        if len(self._granted) > GRANTED_KEPT:
+            self._granted.pop()
+        return True
 
     def opened(self, address: str, now: float | None = None) -> bool:
         """Count a socket open from `address`; False when it has opened too many lately."""
@@ -123,7 +137,7 @@ def _count(
     times.append(current)
     if len(seen) > FORGET_PAST:
         # Addresses that went quiet are forgotten, so the map does not grow with every visitor.
-        for other in [a for a, t in seen.items() if t[-1] < current - window]:
+        for other in [a for a, t in seen.items() if not t or t[-1] < current - window]:
             del seen[other]
     return within
 
@@ -139,9 +153,9 @@ class _Holder(Protocol):
     def callers(self) -> CallerKeys: ...
 
 
-def _in_use(gateway: _Holder, client_id: str) -> bool:
-    """A session or a call holds the id: live here, or saved by any gateway. When the
-    database cannot say, held: the id is then not granted (the caller gets a new one)."""
+def _in_use(gateway: _Holder, client_id: str) -> bool | None:
+    """A session or a call holds the id: live here, or saved by any gateway. None when
+    the database cannot say (the id is then not granted, and no one is blamed)."""
     if client_id in gateway.engine.sessions:
         return True
     try:
@@ -152,7 +166,7 @@ def _in_use(gateway: _Holder, client_id: str) -> bool:
             return found is not None
     except Exception as exc:
         log.error("caller_id_unchecked client_id=%s error=%r", client_id, exc)
-        return True
+        return None
 
 
 def _address(host: str | None) -> str:
@@ -186,19 +200,20 @@ async def caller(
     held = keys.verify(cookie) if cookie else None
     proposed = body.client_id if body is not None else None
     address = _address(request.client.host if request.client else None)
-    if proposed in (None, held):
+    if held is not None or proposed is None:
+        # A browser's id is never swapped for one it asks for: a link could otherwise
+        # move a caller onto an id whose cookie someone else holds.
         client_id = held or keys.mint()
     elif (
-        proposed is not None
-        and web_client_id(proposed)
+        web_client_id(proposed)
         # Whether an id is held is itself worth guessing at: a guesser stops being told.
         and not keys.throttled(address)
-        and not await asyncio.to_thread(_in_use, gateway, proposed)
+        and keys.reserve(proposed)
+        and await asyncio.to_thread(_in_use, gateway, proposed) is False
     ):
         client_id = proposed
     else:
-        # A page opened at `?client=` someone else's id keeps the id it was given.
-        client_id = held or keys.mint()
+        client_id = keys.mint()
     if proposed and client_id != proposed:
         keys.refused(address)
         log.info("caller_id_refused address=%s proposed=%s given=%s", address, proposed, client_id)
@@ -233,7 +248,7 @@ async def socket_caller(websocket: WebSocket, client_id: str) -> str | None:
         await websocket.close(code=CLOSE_POLICY, reason="too many connections; try again later")
         return None
     given = keys.mint()
-    if await asyncio.to_thread(_in_use, gateway, client_id):
+    if await asyncio.to_thread(_in_use, gateway, client_id) is True:
         # Someone else's session: counted, so that guessing ids soon stops working.
         keys.refused(address)
         log.warning("caller_resume_refused address=%s asked=%s given=%s", address, client_id, given)

@@ -48,7 +48,7 @@ async def hold_and_say(page: Page, seconds: float) -> None:
 
 
 async def one_utterance(
-    browser_factory, url: str, client: str, wav: Path, seconds: float, cookies: dict | None
+    browser_factory, url: str, wav: Path, seconds: float, cookies: dict | None
 ) -> tuple[dict, dict]:
     """One utterance through the page, in a browser holding `cookies` (the storage state
     of the caller's browser before); returns what the page showed, and the cookies."""
@@ -56,7 +56,7 @@ async def one_utterance(
     try:
         context = await browser.new_context(storage_state=cookies)
         page = await context.new_page()
-        await page.goto(f"{url}/?client={client}")
+        await page.goto(url)
         await page.wait_for_function("window.callswarm.status === 'ready'", timeout=30_000)
         replies_before = await page.locator("#conversation li.assistant").count()
         await hold_and_say(page, seconds)
@@ -95,7 +95,7 @@ async def test_an_order_placed_by_voice_through_the_page(gateway, tts, tmp_path)
             wav = tmp_path / f"caller-{n}.wav"
             write_wav(wav, pcm, 16000)
             state, cookies = await one_utterance(
-                launch, gateway.url, "web-browser", wav, len(pcm) / 32000, cookies
+                launch, gateway.url, wav, len(pcm) / 32000, cookies
             )
             states.append(state)
 
@@ -128,7 +128,7 @@ async def test_touch_hold_and_a_blocked_microphone(gateway, tts, tmp_path) -> No
                 viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True
             )
             page = await phone.new_page()
-            await page.goto(f"{gateway.url}/?client=web-touch")
+            await page.goto(gateway.url)
             await page.wait_for_function("window.callswarm.status === 'ready'", timeout=30_000)
             box = await page.get_by_role("button", name="Hold to talk").bounding_box()
             assert box is not None
@@ -157,7 +157,7 @@ async def test_touch_hold_and_a_blocked_microphone(gateway, tts, tmp_path) -> No
         )
         try:
             page = await (await browser.new_context(permissions=[])).new_page()
-            await page.goto(f"{gateway.url}/?client=web-denied")
+            await page.goto(gateway.url)
             # After the greeting has been sent, so nothing else changes the status line.
             await page.wait_for_function("window.callswarm.replies >= 1", timeout=30_000)
             await page.get_by_role("button", name="Hold to talk").hover()
@@ -185,7 +185,8 @@ async def test_a_second_browser_that_knows_the_callers_id_gets_its_own_conversat
             await mine.wait_for_function("window.callswarm.status === 'ready'", timeout=30_000)
             assert await mine.evaluate("window.callswarm.clientId") == caller_id
             assert await mine.locator("#conversation li.assistant").count() == 1
-            # Another browser (no cookie of theirs) asking for that id is a new caller.
+            # Another browser (no cookie of theirs) at a link naming that id (the page
+            # once took `?client=` as its id) is a new caller.
             other = await (await browser.new_context()).new_page()
             await other.goto(f"{gateway.url}/?client={caller_id}")
             await other.wait_for_function(ready, timeout=30_000)

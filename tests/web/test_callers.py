@@ -95,6 +95,23 @@ async def test_an_address_that_keeps_asking_for_others_ids_is_shut_out(gateway) 
         assert "River Street" in await ws.recv()
 
 
+async def test_an_id_asked_for_is_given_once_and_never_replaces_a_browsers_own(gateway) -> None:
+    """A link or a script cannot put a caller on an id whose cookie someone else holds."""
+    async with (
+        httpx.AsyncClient(base_url=gateway.url) as first,
+        httpx.AsyncClient(base_url=gateway.url) as second,
+    ):
+        asked = {"client_id": "web-trap"}
+        assert (await first.post("/api/v1/caller", json=asked)).json()["client_id"] == "web-trap"
+        # Nobody has talked on it yet; a second asker still gets another id.
+        other = (await second.post("/api/v1/caller", json=asked)).json()["client_id"]
+        assert other != "web-trap"
+        # A browser that holds an id keeps it, whatever free id it asks for.
+        kept = await second.post("/api/v1/caller", json={"client_id": "web-free"})
+        assert kept.json()["client_id"] == other
+        assert (await second.post("/api/v1/caller")).json()["client_id"] == other
+
+
 def test_a_cookie_names_one_caller_and_only_its_secret_signs_it() -> None:
     keys = CallerKeys(secret=b"s" * 32, max_age_s=60)
     cookie = keys.issue("web-alice", now=1000)

@@ -42,11 +42,12 @@ async def test_a_web_call_live_in_the_console_with_an_operator_takeover(
 
             line = await browser.new_context()
             page = await line.new_page()
-            await page.goto(f"{gateway.url}/?client=web-console")
+            await page.goto(gateway.url)
             await page.wait_for_function("window.callswarm.status === 'ready'", timeout=30_000)
+            caller_id = await page.evaluate("window.callswarm.clientId")
 
             # The call appears among the live calls without a reload; its view opens.
-            live = console.locator("#live li", has_text="web-console")
+            live = console.locator("#live li", has_text=caller_id)
             await live.wait_for()
             await live.click()
             transcript = console.locator(".transcript")
@@ -85,7 +86,7 @@ async def test_a_web_call_live_in_the_console_with_an_operator_takeover(
             # with its recording.
             await line.close()
             await console.locator("#no-live").wait_for(state="visible")
-            past = console.locator("#past li", has_text="web-console")
+            past = console.locator("#past li", has_text=caller_id)
             await past.wait_for()
             await console.locator(".facts", has_text="ended by caller").wait_for()
             assert await console.locator("audio.recording").get_attribute("src")

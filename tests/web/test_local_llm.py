@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 
+from sqlmodel import Session
+
 from callswarm.app import build_services
 from callswarm.settings import Settings
+from models.search import search_products
 from tests.voice.speech import piper, silence
 
 from .client import Caller, caller, typed
@@ -27,7 +30,12 @@ async def test_voice_and_text_sockets_on_the_embedded_model(tmp_path, bundled_mo
             c = Caller(ws)
             await c.greeted()
             await c.speak(piper("Do you have any ibuprofen?") + silence(0.2))
-            assert "ibuprofen" in (await c.until("transcript"))["text"].lower()
+            # What Whisper writes for the name varies with the CPU's int8 kernels ("Do
+            # you have any ibupurlfin?" on one machine): the catalogue must still read it.
+            heard = (await c.until("transcript"))["text"]
+            with Session(services.db) as db:
+                [hit] = search_products(db, heard, limit=1)
+            assert hit.product.name.startswith("Ibuprofen"), heard
             done = await c.until("reply_done", within=300)
             assert "ibuprofen" in done["text"].lower()
             assert c.of("agent")[-1]["agent"] == "sales"

@@ -1,16 +1,11 @@
 // The push-to-talk page: hold to talk (button, space bar or touch), let go, hear the answer.
 // Protocol: docs/protocol.md. State for tests and screen readers is in window.callswarm.
 const RATE = 16000;
-const params = new URLSearchParams(location.search);
 // The gateway names this browser's caller and signs it in an HttpOnly cookie; the
-// socket resumes the conversation only with that cookie. `?client=` asks for an id,
-// given only if no one holds it.
+// socket resumes the conversation only with that cookie. The page never asks for an
+// id of its own choosing: a link could then hand a caller an id someone else holds.
 async function callerId() {
-  const response = await fetch("/api/v1/caller", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_id: params.get("client") }),
-  });
+  const response = await fetch("/api/v1/caller", { method: "POST" });
   if (!response.ok) throw new Error(`caller id: HTTP ${response.status}`);
   return (await response.json()).client_id;
 }
