@@ -291,7 +291,15 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
         app = create_app(gateway)
         sock = listen(settings.host, settings.port)
         host, port = sock.getsockname()[:2]
-        config = uvicorn.Config(app, log_config=None, lifespan="off", ws_max_size=1 << 20)
+        config = uvicorn.Config(
+            app,
+            log_config=None,
+            lifespan="off",
+            ws_max_size=1 << 20,
+            # Callers are counted per address (web/callers.py): behind a proxy, its
+            # X-Forwarded-For names them, or every caller would share its address.
+            forwarded_allow_ips=settings.forwarded_allow_ips,
+        )
         server = _Server(config, close_streams, stop)
         loop = asyncio.get_running_loop()
         background += [

@@ -110,6 +110,13 @@ class Settings(BaseSettings):
             "the data folder, so callers resume after a restart."
         ),
     )
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1",
+        description=(
+            "Proxies whose X-Forwarded-For is believed (comma-separated, or *): the caller "
+            "limits count per address."
+        ),
+    )
     caller_max_opens: int = Field(
         default=60, ge=1, description="Caller sockets one address may open a minute."
     )

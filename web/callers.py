@@ -23,6 +23,7 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import ipaddress
 import logging
 import secrets
 import time
@@ -170,7 +171,14 @@ def _in_use(gateway: _Holder, client_id: str) -> bool | None:
 
 
 def _address(host: str | None) -> str:
-    return host or ""
+    """Whom to count: the host, or for IPv6 its /64, which one machine may fill with
+    addresses of its own."""
+    if not host or ":" not in host:
+        return host or ""
+    try:
+        return str(ipaddress.ip_network(f"{host}/64", strict=False))
+    except ValueError:
+        return host
 
 
 class CallerRequest(BaseModel):

@@ -15,7 +15,7 @@ from websockets.exceptions import InvalidStatus
 from callswarm.serve import caller_keys
 from callswarm.settings import Settings
 from models.tables import MessageRow
-from web.callers import COOKIE, MAX_REFUSED, CallerKeys
+from web.callers import COOKIE, FORGET_PAST, MAX_REFUSED, CallerKeys, _address
 
 from .client import Caller, caller, caller_cookie, typed
 from .console import text_call
@@ -141,6 +141,15 @@ def test_socket_opens_per_address_are_limited_over_a_window() -> None:
         keys.refused("10.0.0.3", now=t)
     assert keys.throttled("10.0.0.3", now=MAX_REFUSED)
     assert not keys.throttled("10.0.0.3", now=MAX_REFUSED + 400)
+    # Many addresses: the quiet ones are forgotten, those whose window was just emptied too.
+    for n in range(FORGET_PAST + 1):
+        keys.refused(f"10.1.{n // 256}.{n % 256}", now=0)
+    assert not keys.throttled("10.1.0.0", now=1000)  # empties that address's window
+    assert keys.refused("10.2.0.1", now=1000)
+    assert len(keys._refused) == 1
+    # One IPv6 machine's addresses count as one.
+    assert _address("2001:db8::1") == _address("2001:db8::ffff:2") != _address("2001:db9::1")
+    assert _address("127.0.0.1") == "127.0.0.1"
 
 
 def test_the_signing_key_survives_a_restart_and_is_private(tmp_path) -> None:
