@@ -29,6 +29,8 @@ app.add_typer(catalog_app, name="catalog")
 app.add_typer(model_app, name="model")
 app.add_typer(db_app, name="db")
 app.add_typer(bench_app, name="bench")
+caller_app = typer.Typer(help="Callers' data.")
+app.add_typer(caller_app, name="caller")
 
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="A TOML settings file.", exists=True)
@@ -141,6 +143,39 @@ def db_current(config: ConfigOption = None) -> None:
         typer.echo(f"{migrate.current(engine) or 'empty'} (newest: {migrate.head()})")
     finally:
         engine.dispose()
+
+
+@caller_app.command("erase")
+def caller_erase(
+    who: Annotated[str, typer.Argument(help="The caller's phone number or client id.")],
+    config: ConfigOption = None,
+) -> None:
+    """Forget a caller: messages, recordings, calls and customer row; their orders stay
+    for the books on an anonymous customer. Refused while they are on a call."""
+    from sqlmodel import Session as DbSession
+
+    from models import make_engine, privacy
+    from models.calls import AuditRow, record_audit
+
+    settings = _settings(config)
+    database = make_engine(settings.resolved_database_url)
+    try:
+        with DbSession(database) as db:
+            try:
+                erased = privacy.erase(db, who, settings.data_dir / "recordings")
+            except privacy.CallerInCall as exc:
+                typer.echo(f"error: {exc}", err=True)
+                raise typer.Exit(1) from exc
+            if not erased.callers:
+                typer.echo(f"error: no caller by that number or id: {who}", err=True)
+                raise typer.Exit(1)
+            record_audit(
+                db, AuditRow(operator="cli", action="caller_erased", detail=erased.summary())
+            )
+        privacy.vacuum(database)
+    finally:
+        database.dispose()
+    typer.echo(f"erased: {erased.summary()}")
 
 
 @model_app.command("install")

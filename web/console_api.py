@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from sqlmodel import Session as DbSession
 from sqlmodel import col, select
 
+from models import privacy
 from models.calls import (
     AuditRow,
     CallFilter,
@@ -37,7 +38,7 @@ from models.calls import (
 from models.tables import MessageRow, ThreadMessageRow, ThreadRow
 from web.auth import Operator, audit, require_operator
 from web.gateway import Gateway
-from web.ids import valid_call_id
+from web.ids import valid_call_id, valid_client_id
 from web.live import CallNotLive, LiveCalls, NotTakenOver
 
 router = APIRouter(prefix="/api", tags=["console"], dependencies=[Depends(require_operator)])
@@ -311,6 +312,35 @@ async def hand_back(request: Request, call_id: str, operator: Operator) -> dict[
         raise HTTPException(409, "the call is not taken over") from None
     await audit(request, operator, "handback", call_id)
     return call.summary()
+
+
+@router.delete("/callers/{who}")
+async def erase_caller(request: Request, who: str, operator: Operator) -> dict[str, Any]:
+    """Forget a caller, by their number or client id: their messages, recordings, calls
+    and customer row. Their orders stay for the books, on an anonymous customer. 409
+    while they are on a call. The audit log records that an erasure happened and what
+    it removed, not whom."""
+    if not valid_client_id(who):
+        raise HTTPException(422, "a caller is a phone number or a client id")
+    gateway: Gateway = request.app.state.gateway
+    folder = gateway.calls.options.recordings
+
+    def work() -> privacy.Erasure:
+        with DbSession(gateway.db) as db:
+            if any(i in gateway.engine.sessions for i in privacy.callers_named(db, who)):
+                raise privacy.CallerInCall("the caller's session is live on this gateway")
+            erased = privacy.erase(db, who, folder)
+        privacy.vacuum(gateway.db)
+        return erased
+
+    try:
+        erased = await asyncio.to_thread(work)
+    except privacy.CallerInCall as exc:
+        raise HTTPException(409, str(exc)) from None
+    if not erased.callers:
+        raise HTTPException(404, "no caller by that number or id")
+    await audit(request, operator, "caller_erased", "", erased.summary())
+    return {**dataclasses.asdict(erased), "recordings": len(erased.recordings)}
 
 
 @router.get("/search")
