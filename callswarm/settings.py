@@ -121,6 +121,22 @@ class Settings(BaseSettings):
         default=60, ge=1, description="Caller sockets one address may open a minute."
     )
     secure_cookies: bool = Field(default=False, description="Cookies only over HTTPS.")
+    keep_transcripts_days: float | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Messages, threads, turns, events and calls older than this are purged. Unset: kept."
+        ),
+    )
+    keep_recordings_days: float | None = Field(
+        default=None, gt=0, description="Call recordings older than this are deleted. Unset: kept."
+    )
+    keep_audit_days: float | None = Field(
+        default=None, gt=0, description="Audit rows older than this are purged. Unset: kept."
+    )
+    purge_every_s: float = Field(
+        default=3600.0, gt=0, description="How often a gateway purges what is past keeping."
+    )
     record_calls: bool = Field(default=True, description="Keep each call's audio (two tracks).")
     max_recording_s: float = Field(default=3600.0, gt=0)
     sse_heartbeat: float = Field(default=15.0, gt=0, description="Seconds between SSE pings.")

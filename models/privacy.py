@@ -17,7 +17,8 @@ on the tables touched.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import text
@@ -89,8 +90,7 @@ def _has_calls(db: Session, client_id: str) -> bool:
 def erase(db: Session, who: str, recordings: Path | None) -> Erasure:
     """Remove everything of the caller `who` names, in one transaction, then their
     recording files. Raises CallerInCall while one of their calls is open."""
-    if db.get_bind().dialect.name == "sqlite":
-        db.exec(text("PRAGMA secure_delete = ON"))  # type: ignore[call-overload]
+    _overwrite_deletes(db)
     ids = callers_named(db, who)
     calls = db.exec(select(CallRow).where(col(CallRow.client_id).in_(ids))).all() if ids else []
     if any(call.ended_at is None for call in calls):
@@ -133,6 +133,13 @@ def erase(db: Session, who: str, recordings: Path | None) -> Erasure:
     return Erasure(len(ids), len(call_ids), messages or 0, removed, kept or 0)
 
 
+def _overwrite_deletes(db: Session) -> None:
+    """SQLite: deleted rows are zeroed in the file, not only unlinked (Debian's build
+    does it by default; others may not)."""
+    if db.get_bind().dialect.name == "sqlite":
+        db.exec(text("PRAGMA secure_delete = ON"))  # type: ignore[call-overload]
+
+
 def _anonymous(db: Session) -> int:
     found = db.exec(select(Customer.id).where(Customer.client_id == ERASED)).first()
     if found is not None:
@@ -172,3 +179,103 @@ def vacuum(database: Database) -> None:
         elif database.dialect.name == "sqlite":
             conn.execute(text("VACUUM"))
             conn.execute(text("PRAGMA wal_checkpoint(TRUNCATE)"))
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How long each kind of record is kept; None: for ever."""
+
+    transcripts: timedelta | None = None  # messages, threads, turns, events, calls
+    recordings: timedelta | None = None
+    audit: timedelta | None = None
+
+    @property
+    def keeps_all(self) -> bool:
+        return self.transcripts is None and self.recordings is None and self.audit is None
+
+
+@dataclass(frozen=True, slots=True)
+class Purged:
+    messages: int = 0
+    events: int = 0
+    calls: int = 0
+    sessions: int = 0
+    recordings: int = 0
+    audit: int = 0
+
+    def summary(self) -> str:
+        return " ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+def purge(
+    db: Session, keep: Retention, recordings: Path | None, now: datetime | None = None
+) -> Purged:
+    """Delete what is older than `keep` allows. Open calls, and the sessions of callers
+    who still have a message or a call, are never touched."""
+    current = now or datetime.now(UTC)
+    _overwrite_deletes(db)
+    messages = events = calls = sessions = files = audits = 0
+    if keep.recordings is not None:
+        cutoff = current - keep.recordings
+        old = db.exec(
+            select(CallRow).where(
+                col(CallRow.recording).is_not(None),
+                col(CallRow.ended_at).is_not(None),
+                col(CallRow.started_at) < cutoff,
+            )
+        ).all()
+        names = tuple(call.recording for call in old if call.recording)
+        for call in old:
+            call.recording = None
+            db.add(call)
+        db.commit()
+        files = len(_remove_recordings(recordings, names))
+    if keep.transcripts is not None:
+        cutoff = current - keep.transcripts
+        old_calls = db.exec(
+            select(CallRow).where(
+                col(CallRow.ended_at).is_not(None), col(CallRow.ended_at) < cutoff
+            )
+        ).all()
+        names = tuple(call.recording for call in old_calls if call.recording)
+        db.exec(  # type: ignore[call-overload]
+            delete(ThreadMessageRow).where(col(ThreadMessageRow.created_at) < cutoff)
+        )
+        emptied = select(ThreadMessageRow.thread_id).distinct()
+        db.exec(  # type: ignore[call-overload]
+            delete(ThreadRow).where(
+                col(ThreadRow.created_at) < cutoff, col(ThreadRow.id).not_in(emptied)
+            )
+        )
+        messages = db.exec(  # type: ignore[call-overload]
+            delete(MessageRow).where(col(MessageRow.created_at) < cutoff)
+        ).rowcount
+        db.exec(delete(TurnRow).where(col(TurnRow.created_at) < cutoff))  # type: ignore[call-overload]
+        events = db.exec(  # type: ignore[call-overload]
+            delete(EventRow).where(col(EventRow.at) < cutoff)
+        ).rowcount
+        calls = db.exec(  # type: ignore[call-overload]
+            delete(CallRow).where(col(CallRow.id).in_([c.id for c in old_calls]))
+        ).rowcount
+        # A session with nothing left says only that the number once called.
+        left = select(MessageRow.client_id).distinct()
+        calling = select(CallRow.client_id).distinct()
+        threaded = select(ThreadRow.client_id).distinct()
+        timed = select(TurnRow.client_id).distinct()
+        sessions = db.exec(  # type: ignore[call-overload]
+            delete(SessionRow).where(
+                col(SessionRow.updated_at) < cutoff,
+                col(SessionRow.client_id).not_in(left),
+                col(SessionRow.client_id).not_in(calling),
+                col(SessionRow.client_id).not_in(threaded),
+                col(SessionRow.client_id).not_in(timed),
+            )
+        ).rowcount
+        db.commit()
+        files += len(_remove_recordings(recordings, names))
+    if keep.audit is not None:
+        audits = db.exec(  # type: ignore[call-overload]
+            delete(AuditRow).where(col(AuditRow.at) < current - keep.audit)
+        ).rowcount
+        db.commit()
+    return Purged(messages or 0, events or 0, calls or 0, sessions or 0, files, audits or 0)

@@ -1,5 +1,6 @@
 """A caller can be erased: nothing of them is left in any table or file; their orders
-stay for the books, on an anonymous customer (models/privacy.py, issue 23)."""
+stay for the books, on an anonymous customer. What is past keeping is purged
+(models/privacy.py, callswarm/retention.py, issue 23)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,20 @@ import asyncio
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import String, cast, inspect, or_, select, table
 from sqlalchemy import column as sa_column
-from sqlmodel import Session
+from sqlmodel import Session, col, update
 from sqlmodel import select as sm_select
 
-from models.calls import AuditRow, CallRow, Channel
-from models.privacy import ERASED
+from callswarm.retention import purge_periodically
+from models.calls import AuditRow, CallRow, Channel, EventRow
+from models.privacy import ERASED, Purged, Retention
 from models.shop import Customer, Order, OrderLine, OrderStatus
+from models.tables import MessageRow, SessionRow, TurnRow
 from tests.voice.speech import piper, silence
 
 from .client import Caller, caller, typed
@@ -140,3 +144,89 @@ async def test_a_phone_caller_is_erased_by_number_from_the_command_line(
     assert traces_in_database(gateway.services.db, ("Gwendolyn", "+15550100")) == []
     again = await asyncio.to_thread(erase, "+15550100")
     assert again.returncode == 1 and "no caller" in again.stderr
+
+
+async def test_records_past_keeping_are_purged_and_the_rest_kept(gateway, tmp_path, database_url):
+    db, calls = gateway.services.db, gateway.gateway.calls
+    await text_call(gateway, "web-old", SAID)
+    await text_call(gateway, "web-new", "Do you have any loratadine?")
+    await text_call(gateway, "web-heard", "Where are you?")
+    live = await calls.open("web-open", Channel.WEB)  # a call that is still going on
+    await live.session.complete("What are your opening hours?")
+    folder = tmp_path / "recordings"
+    folder.mkdir(exist_ok=True)
+    now = datetime.now(UTC)
+    with Session(db) as s:
+        # The old caller's words, and the open call, are from 40 days ago; the recording
+        # of a recent caller's call from 10 days ago.
+        for model, when in (
+            (MessageRow, "created_at"),
+            (TurnRow, "created_at"),
+            (EventRow, "at"),
+            (SessionRow, "updated_at"),
+        ):
+            s.exec(
+                update(model)
+                .where(col(model.client_id).in_(["web-old", "web-open"]))
+                .values({when: now - timedelta(days=40)})
+            )
+        for client, days in (("web-old", 40), ("web-open", 40), ("web-heard", 10)):
+            for call in s.exec(sm_select(CallRow).where(CallRow.client_id == client)).all():
+                call.started_at = now - timedelta(days=days)
+                if call.ended_at is not None:
+                    call.ended_at = call.started_at + timedelta(minutes=2)
+                call.recording = f"{call.id}.wav"
+                (folder / call.recording).write_bytes(b"RIFF")
+                s.add(call)
+        s.add(AuditRow(operator="sam", action="takeover", at=now - timedelta(days=100)))
+        s.add(AuditRow(operator="sam", action="takeover"))
+        s.commit()
+    keep = Retention(
+        transcripts=timedelta(days=30), recordings=timedelta(days=7), audit=timedelta(days=90)
+    )
+    seen: asyncio.Queue[Purged] = asyncio.Queue()
+    job = asyncio.create_task(purge_periodically(db, keep, folder, 3600, seen.put_nowait))
+    try:
+        purged = await asyncio.wait_for(seen.get(), 60)
+    finally:
+        job.cancel()
+    # The open call's recording is not touched either.
+    assert purged.calls == 1 and purged.recordings == 2 and purged.audit == 1, purged
+    with Session(db) as s:
+
+        def rows(model, client):
+            return s.exec(sm_select(model).where(model.client_id == client)).all()
+
+        assert rows(MessageRow, "web-old") == [] and rows(CallRow, "web-old") == []
+        assert s.get(SessionRow, "web-old") is None
+        assert rows(MessageRow, "web-new") and rows(CallRow, "web-new")
+        # The recent call keeps its row, not its recording.
+        [heard] = rows(CallRow, "web-heard")
+        assert heard.recording is None and rows(MessageRow, "web-heard")
+        # The open call and its session stay; only its old words went.
+        [open_call] = rows(CallRow, "web-open")
+        assert open_call.ended_at is None and s.get(SessionRow, "web-open") is not None
+        kept = [a.at.replace(tzinfo=a.at.tzinfo or UTC) for a in s.exec(sm_select(AuditRow))]
+        assert len(kept) == 1 and kept[0] > now - timedelta(days=1)
+    assert [p.name for p in folder.iterdir()] == [f"{open_call.id}.wav"]
+    await calls.close(live, ended_by="caller")
+    # The command line does the same, once, and says so.
+    with Session(db) as s:
+        s.add(AuditRow(operator="sam", action="handback", at=now - timedelta(days=2)))
+        s.commit()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSWARM_")}
+    env |= {
+        "CALLSWARM_DATA_DIR": str(tmp_path),
+        "CALLSWARM_DATABASE_URL": database_url,
+        "CALLSWARM_KEEP_AUDIT_DAYS": "1",
+    }
+    run = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "callswarm", "caller", "purge"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
+    assert run.returncode == 0 and "audit=1" in run.stdout, run.stdout + run.stderr
