@@ -29,6 +29,7 @@ from callswarm.bundled import (
 from callswarm.settings import Provider, Settings
 from models import SqlSessionStore, make_engine
 from models.catalogue import catalogue_is_empty, load_catalogue
+from models.redact import Redaction
 from swarm import CompletionBackend, Engine
 
 log = logging.getLogger("callswarm.app")
@@ -159,7 +160,7 @@ def build_services(
 ) -> Services:
     db = open_database(settings)
     engine = Engine(
-        store=SqlSessionStore(db),
+        store=SqlSessionStore(db, Redaction(settings.redact_transcripts)),
         completion_timeout=settings.completion_timeout,
         max_nested=settings.max_nested_calls,
         max_model_calls=settings.turn_model_calls,

@@ -23,6 +23,7 @@ from callswarm.retention import purge_periodically, retention
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks, turn_sink
 from callswarm.warmup import Step, VoiceLoader, Warmup
+from models.redact import Redaction
 from models.search import catalogue_vocabulary
 from telephony import SipConfig, SipEndpoint
 from voice.stt import WhisperSTT, bundled_whisper, bundled_whisper_base
@@ -141,8 +142,9 @@ def make_gateway(
     engine, swarm = services.engine, services.swarm
     calls = live_calls(services)
     calls.end_lost_calls()
-    recorder = TurnRecorder(services.db)
-    journal = Journal(services.db, engine.bus, calls.call_of)
+    redaction = Redaction(settings.redact_transcripts)
+    recorder = TurnRecorder(services.db, redaction=redaction)
+    journal = Journal(services.db, engine.bus, calls.call_of, redaction=redaction)
     journal.start()
     metrics = Metrics(calls, engine)
     metrics.start()
@@ -216,7 +218,11 @@ def sip_endpoint(
     services: Services, engines: VoiceEngines, config: SipConfig, calls: LiveCalls
 ) -> SipEndpoint:
     hooks = phone_hooks(
-        services.engine, services.swarm, services.greeting, TurnRecorder(services.db), calls
+        services.engine,
+        services.swarm,
+        services.greeting,
+        TurnRecorder(services.db, redaction=Redaction(services.settings.redact_transcripts)),
+        calls,
     )
     return SipEndpoint(config, hooks, stt=engines.stt, tts=engines.tts, turn=engines.turn)
 

@@ -137,6 +137,13 @@ class Settings(BaseSettings):
     purge_every_s: float = Field(
         default=3600.0, gt=0, description="How often a gateway purges what is past keeping."
     )
+    redact_transcripts: bool = Field(
+        default=True,
+        description=(
+            "Store transcripts, turns and events with payment-card numbers and dates of "
+            "birth replaced by a mark. The recordings keep the audio."
+        ),
+    )
     record_calls: bool = Field(default=True, description="Keep each call's audio (two tracks).")
     max_recording_s: float = Field(default=3600.0, gt=0)
     sse_heartbeat: float = Field(default=15.0, gt=0, description="Seconds between SSE pings.")

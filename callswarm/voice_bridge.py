@@ -17,6 +17,7 @@ from sqlmodel import Session as DbSession
 
 from agents.tools.navigation import TRANSFER_WORDS
 from models.calls import Channel
+from models.redact import REDACT, Redaction
 from models.tables import TurnRow
 from models.turns import record_turn
 from swarm import Engine, Session, StoreWriter
@@ -43,8 +44,11 @@ class SwarmResponder:
 class TurnRecorder:
     """Writes a turn's metrics; a database hiccup is retried, then kept for the next write."""
 
-    def __init__(self, db: Database, client_id: str | None = None) -> None:
+    def __init__(
+        self, db: Database, client_id: str | None = None, redaction: Redaction = REDACT
+    ) -> None:
         self._db = db
+        self._redaction = redaction
         # Without a client id, each event's session id (the caller's client id) is used:
         # one recorder then serves a whole gateway.
         self.client_id = client_id
@@ -53,7 +57,8 @@ class TurnRecorder:
     async def record(self, event: TurnMetricsEvent) -> None:
         client_id = self.client_id or event.session_id
         metrics = dataclasses.asdict(event.metrics)
-        row = TurnRow(client_id=client_id, transcript=event.transcript, **metrics)
+        transcript = self._redaction.text(event.transcript)
+        row = TurnRow(client_id=client_id, transcript=transcript, **metrics)
         log.info(
             "turn_metrics client_id=%s v2v=%s stt=%s interrupted=%s",
             client_id,

@@ -11,6 +11,7 @@ from callswarm.app import build_services, open_database
 from callswarm.serve import end_of_turn, whisper_path
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder
+from models.redact import Redaction
 from models.search import catalogue_vocabulary
 from voice.events import ReplyAudioEvent, ReplyTextEvent, TranscriptEvent, TurnMetricsEvent
 from voice.frames import AudioFrame
@@ -48,7 +49,9 @@ async def talk(settings: Settings, wav: Path, out: Path) -> list[tuple[str, str]
     stt, tts = speech_to_text(settings), PiperTTS(bundled_voice())
     await services.warm_up()
     session = services.engine.session(f"talk-{wav.stem}", services.swarm)
-    recorder = TurnRecorder(services.db, session.client_id)
+    recorder = TurnRecorder(
+        services.db, session.client_id, Redaction(services.settings.redact_transcripts)
+    )
     voice = VoiceSession(
         session.client_id,
         SwarmResponder(session),

@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from models.redact import REDACT, Redaction
 from models.tables import MessageRow, SessionRow, ThreadMessageRow, ThreadRow, utcnow
 from swarm import Message, Mode, Role, SessionSnapshot, ThreadInfo, ToolCall
 
@@ -21,16 +22,16 @@ def _calls_from_json(raw: list[dict] | None) -> tuple[ToolCall, ...]:
     return tuple(ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"]) for c in raw or ())
 
 
-def _row(message: Message) -> dict[str, Any]:
-    """The columns a message and a thread message share."""
+def _row(message: Message, redaction: Redaction) -> dict[str, Any]:
+    """The columns a message and a thread message share, as they are stored."""
     return {
         "seq": message.seq,
         "role": message.role.value,
         "agent": message.agent,
-        "content": message.content,
+        "content": redaction.text(message.content),
         "tool_name": message.tool_name,
         "tool_call_id": message.tool_call_id,
-        "tool_calls": _calls_to_json(message.tool_calls),
+        "tool_calls": redaction.data(_calls_to_json(message.tool_calls)),
         "created_at": datetime.fromtimestamp(message.time, UTC),
     }
 
@@ -51,8 +52,10 @@ def _message(row: MessageRow | ThreadMessageRow, mode: str = "user") -> Message:
 
 
 class SqlSessionStore:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, redaction: Redaction = REDACT) -> None:
         self._engine = engine
+        # Card numbers and dates of birth out of what is stored (models/redact.py).
+        self._redaction = redaction
 
     # --- the port ---------------------------------------------------------------------------
 
@@ -126,7 +129,9 @@ class SqlSessionStore:
 
     def _append_message(self, client_id: str, message: Message) -> None:
         self._insert_once(
-            MessageRow(client_id=client_id, mode=message.mode.value, **_row(message)),
+            MessageRow(
+                client_id=client_id, mode=message.mode.value, **_row(message, self._redaction)
+            ),
             MessageRow.client_id == client_id,
             MessageRow.seq == message.seq,
         )
@@ -137,7 +142,7 @@ class SqlSessionStore:
                 select(MessageRow).where(MessageRow.client_id == client_id, MessageRow.seq == seq)
             ).first()
             if row is not None:
-                row.content = content
+                row.content = self._redaction.text(content)
                 db.add(row)
                 db.commit()
 
@@ -156,7 +161,7 @@ class SqlSessionStore:
 
     def _append_thread_message(self, thread_id: str, message: Message) -> None:
         self._insert_once(
-            ThreadMessageRow(thread_id=thread_id, **_row(message)),
+            ThreadMessageRow(thread_id=thread_id, **_row(message, self._redaction)),
             ThreadMessageRow.thread_id == thread_id,
             ThreadMessageRow.seq == message.seq,
         )

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
 
 from models.calls import EventRow
+from models.redact import REDACT, Redaction
 from swarm import EventBus, SwarmEvent, event_name
 from web.fanout import Fanout, announce, write_in_order
 
@@ -157,8 +158,12 @@ class Journal:
         call_of: Callable[[str, float], str | None],
         *,
         maxsize: int = 20_000,
+        redaction: Redaction = REDACT,
     ) -> None:
         self._db = db
+        # Events carry the caller's words (messages, tool arguments): stored and shown
+        # to operators without card numbers or dates of birth.
+        self._redaction = redaction
         # On PostgreSQL, gateways may share the database: every instance's events reach
         # this hub through the fan-out, this one's included, so all see one order.
         self.fanout = Fanout(db, self._publish_rows) if db.dialect.name == "postgresql" else None
@@ -233,7 +238,7 @@ class Journal:
             "kind": kind,
             "agent": event.agent,
             "at": datetime.fromtimestamp(event.time, UTC),
-            "data": data,
+            "data": self._redaction.data(data),
         }
 
     def _insert(self, fields: list[dict[str, Any]]) -> list[Entry]:

@@ -230,3 +230,38 @@ async def test_records_past_keeping_are_purged_and_the_rest_kept(gateway, tmp_pa
         timeout=120,
     )
     assert run.returncode == 0 and "audit=1" in run.stdout, run.stdout + run.stderr
+
+
+CARD = "Can I pay by card? It's 4111 1111 1111 1111. My date of birth is 12/03/1980."
+
+
+async def test_card_numbers_and_dates_of_birth_are_not_stored(gateway, tmp_path) -> None:
+    await text_call(gateway, "web-payer", CARD, "two boxes of paracetamol please")
+    db = gateway.services.db
+    # (The sales router took "4111" for a count of packs, which the order's limit
+    # refuses: a number, not the card's.)
+    assert traces_in_database(db, ("4111 1111", "12/03/1980")) == []
+    assert traces_in_files(tmp_path, ("4111 1111", "12/03/1980")) == []
+    held = traces_in_database(db, ("[card number]",))
+    assert "messages.content" in held and "call_events.data" in held, held
+    # The rest of the call is stored as said.
+    with Session(db) as s:
+        said = s.exec(sm_select(MessageRow.content).where(MessageRow.client_id == "web-payer"))
+        assert "two boxes of paracetamol please" in said.all()
+
+
+async def test_with_redaction_off_the_words_are_stored_as_said(tmp_path) -> None:
+    from callswarm.app import build_services
+    from callswarm.settings import Settings
+
+    services = build_services(
+        Settings(
+            data_dir=tmp_path, provider="scripted", idle_timeout=None, redact_transcripts=False
+        )
+    )
+    try:
+        await services.engine.session("web-payer", services.swarm).complete(CARD)
+        stored = traces_in_database(services.db, ("4111 1111 1111 1111",))
+        assert "messages.content" in stored
+    finally:
+        await services.aclose()

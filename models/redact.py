@@ -1,0 +1,92 @@
+"""Payment-card numbers and dates of birth, taken out of what is stored.
+
+A caller may read out their card or their date of birth. The swarm hears it (the
+turn's reply may need it), but the stored transcript, turn timings and journal keep
+a mark in its place: `[card number]`, `[date of birth]`. Pure functions.
+
+- A card number is 13 to 19 digits, alone or in groups split by spaces or dashes,
+  that pass the Luhn check: an order number, a phone number or a price does not.
+- A date of birth is a date (numbers, or a day and a month's name, with a year or
+  not) said after "date of birth", "DOB", "born" or "birthday". A date alone ("on
+  the 3rd of March") is kept: it is more often a delivery than a birth.
+
+Numbers said as words ("four one one one …") are not recognised; Whisper writes
+digits for a run of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+CARD_MARK = "[card number]"
+BIRTH_MARK = "[date of birth]"
+
+_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+_MONTHS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
+)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+_YEAR = r"(?:\d{4}|'?\d{2})"
+_DATE = (
+    rf"(?:\d{{1,4}}[/.-]\d{{1,2}}[/.-]\d{{1,4}}"  # 12/03/1980, 1980-03-12
+    rf"|(?:the\s+)?{_DAY}\s+(?:of\s+)?(?:{_MONTHS})\b(?:,?\s+{_YEAR})?"  # 3rd of March 1980
+    rf"|(?:{_MONTHS})\s+(?:the\s+)?{_DAY}\b(?:,?\s+{_YEAR})?)"  # March 3rd, 1980
+)
+_BIRTH = re.compile(
+    rf"(?P<lead>\b(?:date of birth|d\.?o\.?b\.?|born|birthday|birth date)\b[^.?!\d]{{0,24}}?)"
+    rf"(?P<date>{_DATE})",
+    re.IGNORECASE,
+)
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        n = int(ch)
+        if i % 2:
+            n = n * 2 - 9 if n > 4 else n * 2
+        total += n
+    return total % 10 == 0
+
+
+def _card(match: re.Match[str]) -> str:
+    digits = re.sub(r"\D", "", match.group())
+    return CARD_MARK if 13 <= len(digits) <= 19 and _luhn(digits) else match.group()
+
+
+def redact(text: str) -> str:
+    """`text` with card numbers and dates of birth replaced by their marks."""
+    if not any(ch.isdigit() for ch in text) and not re.search(_MONTHS, text, re.IGNORECASE):
+        return text
+    text = _CARD.sub(_card, text)
+    return _BIRTH.sub(lambda m: m.group("lead") + BIRTH_MARK, text)
+
+
+def redact_data(value: Any) -> Any:
+    """Every string in a JSON-like value redacted (tool arguments, event payloads)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: redact_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_data(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """What the writers apply to stored text: on (the default setting), or off."""
+
+    on: bool = True
+
+    def text(self, value: str) -> str:
+        return redact(value) if self.on else value
+
+    def data(self, value: Any) -> Any:
+        return redact_data(value) if self.on else value
+
+
+REDACT = Redaction(on=True)
