@@ -88,7 +88,8 @@ class CallerKeys:
         parts = cookie.split("|")
         if len(parts) != 3 or not parts[1].isdigit() or not web_client_id(parts[0]):
             return None
-        if not hmac.compare_digest(parts[2], self._sign(f"{parts[0]}|{parts[1]}")):
+        expected = self._sign(f"{parts[0]}|{parts[1]}")
+        if not hmac.compare_digest(parts[2].encode(), expected.encode()):  # any text, no raise
             return None
         if int(parts[1]) < (time.time() if now is None else now):
             return None

@@ -38,7 +38,7 @@ from models.calls import (
 from models.tables import MessageRow, ThreadMessageRow, ThreadRow
 from web.auth import Operator, audit, require_operator
 from web.gateway import Gateway
-from web.ids import valid_call_id, valid_client_id
+from web.ids import MAX_ROW_ID, valid_call_id, valid_client_id
 from web.live import CallNotLive, LiveCalls, NotTakenOver
 
 router = APIRouter(prefix="/api", tags=["console"], dependencies=[Depends(require_operator)])
@@ -66,7 +66,7 @@ def database(request: Request):
 
 Db = Annotated[DbSession, Depends(database)]
 Limit = Annotated[int, Query(ge=1, le=200)]
-Offset = Annotated[int, Query(ge=0)]
+Offset = Annotated[int, Query(ge=0, le=MAX_ROW_ID)]
 
 
 def live_calls(request: Request) -> LiveCalls:

@@ -25,3 +25,9 @@ def web_client_id(client_id: str) -> bool:
     """An id a browser may use: safe, and never a phone caller's (their number would
     otherwise open their history to anyone who knows it)."""
     return valid_client_id(client_id) and not _PHONE_SESSION.match(client_id)
+
+
+# The largest row id (or offset) asked for: the id columns are 32-bit on PostgreSQL
+# (INTEGER), and past that it raises "integer out of range", as SQLite's driver does
+# past 64 bits, instead of finding nothing. Both were server errors (the API fuzz).
+MAX_ROW_ID = 2**31 - 1

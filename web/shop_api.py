@@ -6,9 +6,9 @@ Prices and totals are what the database holds; nothing here computes money.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query
+from fastapi import APIRouter, Depends, HTTPException, Path, Query
 from sqlalchemy import func
 from sqlmodel import col, select
 
@@ -17,6 +17,9 @@ from models.queries import contains
 from models.shop import Customer, Order, OrderStatus, Product
 from web.auth import require_operator
 from web.console_api import Db, Limit, Offset
+from web.ids import MAX_ROW_ID
+
+RowId = Annotated[int, Path(ge=0, le=MAX_ROW_ID)]
 
 router = APIRouter(prefix="/api", tags=["shop"], dependencies=[Depends(require_operator)])
 
@@ -79,7 +82,7 @@ def _order_json(db: Db, order: Order) -> dict[str, Any]:
 @router.get("/orders")
 def orders(
     db: Db,
-    customer_id: int | None = None,
+    customer_id: Annotated[int | None, Query(ge=0, le=MAX_ROW_ID)] = None,
     status: OrderStatus | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
@@ -101,7 +104,7 @@ def orders(
 
 
 @router.get("/orders/{order_id}")
-def order(order_id: int, db: Db) -> dict[str, Any]:
+def order(order_id: RowId, db: Db) -> dict[str, Any]:
     row = db.get(Order, order_id)
     if row is None:
         raise HTTPException(404, "no such order")
@@ -122,7 +125,7 @@ def customers(
 
 
 @router.get("/customers/{customer_id}")
-def customer(customer_id: int, db: Db) -> dict[str, Any]:
+def customer(customer_id: RowId, db: Db) -> dict[str, Any]:
     row = db.get(Customer, customer_id)
     if row is None:
         raise HTTPException(404, "no such customer")

@@ -19,7 +19,7 @@ from sqlmodel import Session as DbSession
 from models.calls import call_events
 from web.auth import Operator
 from web.gateway import Gateway
-from web.ids import valid_call_id
+from web.ids import MAX_ROW_ID, valid_call_id
 from web.journal import Entry, Journal
 
 router = APIRouter(tags=["events"])
@@ -30,7 +30,7 @@ REPLAY_PAGE = 500
 def _start(request: Request, after: int | None) -> int | None:
     header = request.headers.get("last-event-id")
     if header is not None:
-        if not header.strip().isdigit():
+        if not header.strip().isdigit() or int(header) > MAX_ROW_ID:
             raise HTTPException(400, "Last-Event-ID is a journal id (an integer)")
         return int(header)
     return after
@@ -89,7 +89,9 @@ def _response(request: Request, after: int | None, call_id: str | None) -> Strea
     )
 
 
-AFTER = Query(default=None, ge=0, description="Replay events after this id, then go live.")
+AFTER = Query(
+    default=None, ge=0, le=MAX_ROW_ID, description="Replay events after this id, then go live."
+)
 
 
 @router.get("/api/events", response_class=StreamingResponse)

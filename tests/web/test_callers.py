@@ -127,6 +127,7 @@ def test_a_cookie_names_one_caller_and_only_its_secret_signs_it() -> None:
         f"+15550100|{expires}|{signature}",  # a phone caller's number
         "",
         "||",
+        f"{name}|{expires}|é{signature}",  # not ASCII: refused, not a server error
     ):
         assert keys.verify(bad, now=1030) is None, bad
     assert keys.mint() != keys.mint() and len(keys.mint()) == len("web-") + 32
