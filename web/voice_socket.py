@@ -223,6 +223,9 @@ class VoiceConnection:
             message = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ProtocolError("bad_message", f"not JSON: {exc.msg}") from exc
+        except RecursionError as exc:
+            # "[[[[…" a thousand deep fits in a message and took the socket down (the fuzz).
+            raise ProtocolError("bad_message", "JSON nested too deep") from exc
         if not isinstance(message, dict) or not isinstance(message.get("type"), str):
             raise ProtocolError("bad_message", 'a control message is an object with a "type"')
         kind = message["type"]
