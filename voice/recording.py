@@ -32,6 +32,8 @@ class _Track:
     def __init__(self, max_samples: int, folder: Path | None) -> None:
         self._file = tempfile.TemporaryFile(dir=folder)
         self.length = 0  # bytes
+        # The disk filled (or failed) under the track: the call goes on, unrecorded.
+        self.failed: OSError | None = None
         self.max_bytes = max_samples * 2
         self._resamplers: dict[int, StreamResampler] = {}
 
@@ -57,16 +59,25 @@ class _Track:
 
     def _append(self, pcm: bytes) -> None:
         room = self.max_bytes - self.length
-        if room > 0:
-            self._file.write(pcm[:room])
+        if room > 0 and self.failed is None:
+            try:
+                self._file.write(pcm[:room])
+            except OSError as exc:
+                # Called from the voice loop: a full disk must cost the recording only.
+                self.failed = exc
+                return
             self.length += min(room, len(pcm))
 
     def cut(self, at: float) -> None:
         """Drop what was queued but never heard (a barge-in)."""
         keep = int(at * RATE) * 2
-        if keep < self.length:
-            self._file.truncate(keep)
-            self._file.seek(keep)
+        if keep < self.length and self.failed is None:
+            try:
+                self._file.truncate(keep)
+                self._file.seek(keep)
+            except OSError as exc:
+                self.failed = exc
+                return
             self.length = keep
 
     def read(self, offset: int, size: int) -> bytes:
@@ -77,7 +88,10 @@ class _Track:
         return data
 
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:  # its buffer could not be flushed: the disk is full, it is lost
+            pass
 
 
 class Recording:
@@ -104,6 +118,11 @@ class Recording:
 
     def interrupted(self) -> None:
         self.assistant.cut(self._now())
+
+    @property
+    def failed(self) -> OSError | None:
+        """Why the recording could not be kept (a track's disk filled), or None."""
+        return self.caller.failed or self.assistant.failed
 
     @property
     def duration(self) -> float:

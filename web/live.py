@@ -15,6 +15,7 @@ import logging
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,6 +68,8 @@ class LiveCall:
     transfer_requested: bool = False
     turns: int = 0
     recording: Recording | None = field(default=None, repr=False)
+    # The disk would not take the recording (at the start, during or at the end).
+    recording_lost: bool = False
 
     def row(self) -> CallRow:
         return CallRow(
@@ -181,6 +184,7 @@ class LiveCalls:
                 )
             except OSError as exc:  # a full or unwritable disk loses the recording only
                 log.error("recording_unavailable call_id=%s error=%r", call.id, exc)
+                call.recording_lost = True
         self._by_id[call.id] = call
         self._by_client[client_id] = call
         await self._save(call.row(), call.id)
@@ -203,7 +207,10 @@ class LiveCalls:
         history = await call.session.get_raw_history()
         last_seq = history[-1].seq if history else 0
         recording = None
-        if call.recording is not None and call.recording.duration > 0:
+        if call.recording is not None and call.recording.failed is not None:
+            log.error("recording_lost call_id=%s error=%r", call.id, call.recording.failed)
+            call.recording_lost = True
+        elif call.recording is not None and call.recording.duration > 0:
             assert self.options.recordings is not None
             recording = f"{call.id}.wav"
             path = self.options.recordings / recording
@@ -212,6 +219,9 @@ class LiveCalls:
             except OSError as exc:
                 log.error("recording_unsaved call_id=%s error=%r", call.id, exc)
                 recording = None
+                call.recording_lost = True
+                with suppress(OSError):
+                    path.with_suffix(".part").unlink(missing_ok=True)
         if call.recording is not None:
             call.recording.close()
         try:
@@ -223,6 +233,8 @@ class LiveCalls:
             data: dict[str, object] = {"ended_by": ended_by, "outcome": None}
         else:
             data = {"ended_by": ended_by, "outcome": row.outcome, "agents": _agents(row.agents)}
+        if call.recording_lost:
+            data["recording_lost"] = True
         self._publish(call, "call_ended", data)
         log.info(
             "call_closed call_id=%s client_id=%s by=%s outcome=%s",

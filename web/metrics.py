@@ -110,6 +110,11 @@ class Metrics:
         self.calls_ended = Counter(
             "callswarm_calls_ended", "Calls that ended, by outcome.", ["outcome"], registry=r
         )
+        self.recordings_lost = Counter(
+            "callswarm_recordings_lost",
+            "Voice calls whose recording the disk would not take (full or failing).",
+            registry=r,
+        )
         self.interrupted = Counter(
             "callswarm_barge_ins", "Voice turns the caller cut by speaking.", registry=r
         )
@@ -134,6 +139,8 @@ class Metrics:
                     self.interrupted.inc()
             elif event.kind == "call_ended":
                 self.calls_ended.labels(str(event.data.get("outcome"))).inc()
+                if event.data.get("recording_lost"):
+                    self.recordings_lost.inc()
         elif isinstance(event, Rescued):
             self.rescues.labels(event.reason, event.strategy).inc()
         elif isinstance(event, ErrorOccurred):
