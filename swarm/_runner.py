@@ -50,6 +50,7 @@ class Problem(StrEnum):
     INTERNAL_LEAK = "internal_leak"
     RECURSION = "recursion_limit"
     BUDGET = "turn_budget"
+    TURN_ERROR = "turn_error"  # code around the models raised (a database away)
 
 
 _CORRECTIONS = {
@@ -486,6 +487,17 @@ class Runner:
         self.session._count_rescue(agent.name, Problem.RECURSION.value, "flush", "")
         await self.conversation.commit(Message(role=Role.RESCUE, content="", agent=agent.name))
         await self._fall_back(agent, count=False)
+
+    async def rescue_failure(self) -> None:
+        """Code around the models failed mid-turn (a database away under a screen, a
+        router or a tool's availability): the caller hears the fallback, never the error."""
+        agent = self.conversation.agent()
+        self.session._count_rescue(agent.name, Problem.TURN_ERROR.value, "fallback", "")
+        try:
+            await self._fall_back(agent, count=False)
+        except Exception as exc:  # the fallback needed what failed, too
+            log.error("fallback_failed client_id=%s error=%r", self.session.client_id, exc)
+            await self._speak(agent, AssistantMessage(content=agent.placeholder), None)
 
     # --- helpers --------------------------------------------------------------------------
 

@@ -33,7 +33,7 @@ from swarm._messages import Message, Mode, Role
 from swarm._registry import AgentSpec, Registry, SwarmSpec
 from swarm._runner import OnText, Runner, Turn
 from swarm._writer import StoreWriter
-from swarm.errors import NavigationError, RecursionLimitExceeded, SessionClosed
+from swarm.errors import NavigationError, RecursionLimitExceeded, SessionClosed, SwarmError
 
 if TYPE_CHECKING:
     from swarm._engine import Engine
@@ -189,6 +189,14 @@ class Session:
             except RecursionLimitExceeded as exc:
                 self._publish(ErrorOccurred, error=str(exc), where="turn")
                 await runner.rescue_recursion()
+            except SwarmError:
+                raise
+            except Exception as exc:
+                # Not the models' fault, and not the caller's: their turn is answered
+                # (measured: PostgreSQL restarting mid-call dropped the caller's socket).
+                log.error("turn_error client_id=%s error=%r", self.client_id, exc)
+                self._publish(ErrorOccurred, error=repr(exc)[:500], where="turn")
+                await runner.rescue_failure()
             finally:
                 _current_runner.reset(token)
                 self._touch()

@@ -9,7 +9,15 @@ import time
 import pytest
 from pydantic import BaseModel
 
-from swarm import AssistantMessage, Engine, Rescued, RoutedCall, RoutedReply, ToolContext
+from swarm import (
+    AssistantMessage,
+    Engine,
+    ErrorOccurred,
+    Rescued,
+    RoutedCall,
+    RoutedReply,
+    ToolContext,
+)
 
 from .helpers import NoArgs, Sequenced, tool_call
 
@@ -172,3 +180,34 @@ async def test_words_meant_for_the_model_are_never_spoken(echo: str) -> None:
     assert reply == FALLBACK
     assert "internal_leak" in reasons
     assert "tool" not in reply.lower()
+
+
+@pytest.mark.parametrize("where", ["screen", "fallback too"])
+async def test_code_that_fails_mid_turn_gets_the_fallback_not_a_dropped_caller(where) -> None:
+    """A database away under the screen raised out of the turn, and took the caller's
+    socket with it (measured: PostgreSQL restarted mid-call)."""
+    engine = Engine(completion_timeout=5)
+    engine.add_completion("m", Sequenced([AssistantMessage(content="model words")]))
+    engine.add_agent("a", "m", "Agent a.", placeholder="Sorry, one moment.")
+
+    async def screen(session, said: str):
+        raise ConnectionError("the database went away")
+
+    async def fallback(session, said: str) -> str:
+        if where == "fallback too":
+            raise ConnectionError("still away")
+        return FALLBACK
+
+    engine.add_swarm("w", ["a"], "a", screen=screen, fallback=fallback)
+    session = engine.session("c", "w")
+    with engine.bus.subscribe() as events:
+        reply = await session.complete("are you open?")
+        seen = events.drain()
+    assert reply == (FALLBACK if where == "screen" else "Sorry, one moment.")
+    assert "database" not in reply
+    assert [(e.reason, e.strategy) for e in seen if isinstance(e, Rescued)] == [
+        ("turn_error", "fallback")
+    ]
+    assert [e.where for e in seen if isinstance(e, ErrorOccurred)] == ["turn"]
+    # The session goes on: the next turn is answered as usual.
+    assert await session.complete("hello again") in (FALLBACK, "Sorry, one moment.")

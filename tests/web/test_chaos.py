@@ -9,11 +9,16 @@ a filesystem too small for the recordings, under a real `callswarm serve`.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import shutil
 import signal
+import subprocess
 import sys
-from collections.abc import AsyncIterator
+import tempfile
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 from sqlmodel import Session, select
@@ -25,10 +30,11 @@ from models.tables import MessageRow
 from tests.test_cli import base_env
 from tests.voice.speech import piper, silence
 
-from .client import Caller, caller
+from .client import Caller, caller, typed
 from .conftest import start, stop
 from .console import Sse, operator, text_call
 
+REPO = Path(__file__).resolve().parents[2]
 # A question only a model answers (no rule of code knows it).
 ASKED = "Hello there, I'm new in town. What sort of shop are you, exactly?"
 INTERNAL = re.compile(r"error|exception|traceback|timeout|connect|refused|http", re.IGNORECASE)
@@ -190,3 +196,67 @@ async def test_a_full_recordings_disk_costs_the_recording_only(tmp_path, tts) ->
     lost = re.search(r"^callswarm_recordings_lost_total (\S+)$", metrics, re.MULTILINE)
     assert lost is not None and float(lost.group(1)) >= 1, metrics[-2000:]
     assert "Traceback" not in (tmp_path / "gateway.log").read_text()
+
+
+@asynccontextmanager
+async def private_postgres() -> AsyncIterator[tuple[str, Callable[[str], None]]]:
+    """A PostgreSQL server of this test's own (scripts/test-postgres on a free port and
+    folder), and a way to stop and start it: the shared one serves the other tests."""
+    folder = Path(tempfile.mkdtemp(prefix="callswarm-chaos-pg-"))
+    port = listen("127.0.0.1", 0)
+    env = os.environ | {
+        "CALLSWARM_TEST_PG_PORT": str(port.getsockname()[1]),
+        "CALLSWARM_TEST_PG_DIR": str(folder),
+    }
+    port.close()
+
+    def server(action: str) -> str:
+        done = subprocess.run(
+            [str(REPO / "scripts/test-postgres"), action],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    url = await asyncio.to_thread(server, "start")
+    try:
+        yield url, server
+    finally:
+        await asyncio.to_thread(server, "stop")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def test_postgresql_restarted_mid_call_loses_no_committed_message(tmp_path, stt, tts):
+    async with private_postgres() as (url, server):
+        services = build_services(
+            Settings(data_dir=tmp_path, database_url=url, provider="scripted", idle_timeout=None)
+        )
+        running, uvicorn_server, task = await start(services, stt, tts)
+        lines = ["Do you have any ibuprofen?", "What are your opening hours?", "Where are you?"]
+        try:
+            async with typed(running.ws, "web-restart") as ws:
+                await ws.send(lines[0])
+                assert "Ibuprofen" in await asyncio.wait_for(ws.recv(), 60)
+                await asyncio.to_thread(server, "stop")  # mid-call: the database goes away
+                await ws.send(lines[1])
+                down = await asyncio.wait_for(ws.recv(), 60)
+                assert "open" in down.lower() and not INTERNAL.search(down), down
+                await asyncio.to_thread(server, "start")  # and comes back
+                await ws.send(lines[2])
+                back = await asyncio.wait_for(ws.recv(), 60)
+                assert "River Street" in back, back
+            async with operator(running) as api:
+                calls = (await api.get("/api/calls", params={"caller": "web-restart"})).json()
+                [call] = calls["items"]
+                said = (await api.get(f"/api/calls/{call['id']}/transcript")).json()["messages"]
+                metrics = (await api.get("/metrics")).text
+        finally:
+            await stop(running, uvicorn_server, task)
+    users = [m["content"] for m in said if m["role"] == "user"]
+    assert users == lines  # the words said while it was down were kept, and saved
+    assert call["ended_at"] is not None
+    errors = r'callswarm_errors_total\{where="[^"]*"\} (\S+)'
+    assert sum(float(m.group(1)) for m in re.finditer(errors, metrics)) >= 1, metrics[-1500:]
