@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 import shutil
 import socket
@@ -30,14 +31,31 @@ from .sipp import free_udp_port
 # `free_udp_port` and every client socket draw theirs.
 BARESIP_RTP = (27000, 27999)
 LINPHONE_RTP = (28000, 28999)
+# baresip's SIP port (it listens on UDP and TCP alike) and its control port, also below
+# that range: a free UDP port from the kernel was once a TCP client's source port, and
+# baresip failed to start ("Address already in use").
+BARESIP_PORTS = (29000, 29999)
 
 TIMEOUT_S = 30
 
 
-def free_tcp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_port(low: int, high: int, *, taken: tuple[int, ...] = ()) -> int:
+    """A port of this worker's share of `low`-`high` free for both TCP and UDP now."""
+    start, end = worker_ports(low, high)
+    for port in random.sample(range(start, end + 1), end - start + 1):
+        if port in taken:
+            continue
+        try:
+            with (
+                socket.socket(socket.AF_INET, socket.SOCK_STREAM) as tcp,
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as udp,
+            ):
+                tcp.bind(("127.0.0.1", port))
+                udp.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return port
+    raise RuntimeError(f"no free port in {start}-{end}")
 
 
 def write_wav(path: Path, pcm16_8k: bytes) -> Path:
@@ -85,8 +103,8 @@ class Baresip:
         if shutil.which("baresip") is None:
             raise RuntimeError("baresip is not installed: `make system-deps` installs it")
         (directory / "rec").mkdir(parents=True, exist_ok=True)  # noqa: ASYNC240 (a test's tmp dir)
-        control = free_tcp_port()
-        sip = free_udp_port()
+        control = free_port(*BARESIP_PORTS)
+        sip = free_port(*BARESIP_PORTS, taken=(control,))
         (directory / "accounts").write_text(
             "<sip:caller@127.0.0.1>;regint=0;answermode=auto;audio_codecs=PCMU,PCMA\n"
         )
