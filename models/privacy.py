@@ -5,7 +5,7 @@ A pharmacy's calls hold health data (what a caller takes, what they asked about)
 a caller may ask to be forgotten. Everything keyed by the caller goes: the session,
 its messages and agent threads, turn timings, the journal's events, the calls and
 their recordings, the customer row. An order stays for the books (its lines, prices
-and total), moved to the one customer named `ERASED`. Operators' audit rows about the
+and total), moved to the one customer named `ERASED`; one never placed is cancelled. Operators' audit rows about the
 caller's calls keep what was done and lose what was said (`detail`).
 
 On SQLite the erasure overwrites what it deletes (`secure_delete`) and empties the
@@ -26,13 +26,15 @@ from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session, col, delete, select, update
 
 from models.calls import AuditRow, CallRow, EventRow
-from models.shop import Customer, Order
+from models.shop import Customer, Order, OrderStatus
 from models.tables import MessageRow, SessionRow, ThreadMessageRow, ThreadRow, TurnRow
 
 log = logging.getLogger("models.privacy")
 
-# The customer every erased caller's orders move to; never a caller's own id.
-ERASED = "erased"
+# The customer every erased caller's orders move to. Outside the alphabet of client ids
+# (web/ids.py), so no caller can be given it: as "erased", a browser could ask for it
+# and read every erased caller's orders.
+ERASED = "(erased)"
 TOUCHED = (
     "thread_messages",
     "threads",
@@ -113,6 +115,12 @@ def erase(db: Session, who: str, recordings: Path | None) -> Erasure:
     customers = db.exec(select(Customer.id).where(col(Customer.client_id).in_(ids))).all()
     kept = 0
     if customers:
+        # An order never placed is no one's books: it ends here, not on the anonymous row.
+        db.exec(
+            update(Order)
+            .where(col(Order.customer_id).in_(customers), col(Order.status) == OrderStatus.PENDING)
+            .values(status=OrderStatus.CANCELLED)
+        )
         anonymous = _anonymous(db)
         kept = db.exec(
             update(Order).where(col(Order.customer_id).in_(customers)).values(customer_id=anonymous)
@@ -217,34 +225,32 @@ def purge(
     messages = events = calls = sessions = files = audits = 0
     if keep.recordings is not None:
         cutoff = current - keep.recordings
-        old = db.exec(
-            select(CallRow).where(
-                col(CallRow.recording).is_not(None),
-                col(CallRow.ended_at).is_not(None),
-                col(CallRow.started_at) < cutoff,
-            )
-        ).all()
-        names = tuple(call.recording for call in old if call.recording)
-        for call in old:
-            call.recording = None
-            db.add(call)
+        expired = (
+            col(CallRow.recording).is_not(None),
+            col(CallRow.ended_at).is_not(None),
+            col(CallRow.started_at) < cutoff,
+        )
+        names = tuple(n for n in db.exec(select(CallRow.recording).where(*expired)).all() if n)
+        db.exec(update(CallRow).where(*expired).values(recording=None))  # type: ignore[call-overload]
         db.commit()
         files = len(_remove_recordings(recordings, names))
     if keep.transcripts is not None:
         cutoff = current - keep.transcripts
-        old_calls = db.exec(
-            select(CallRow).where(
-                col(CallRow.ended_at).is_not(None), col(CallRow.ended_at) < cutoff
-            )
-        ).all()
-        names = tuple(call.recording for call in old_calls if call.recording)
+        # Predicates, not lists of ids: the first purge of a big database may cover more
+        # rows than a statement takes parameters.
+        ended = (col(CallRow.ended_at).is_not(None), col(CallRow.ended_at) < cutoff)
+        names = tuple(n for n in db.exec(select(CallRow.recording).where(*ended)).all() if n)
+        # A caller on a call keeps their threads: their live session writes into them.
+        on_call = select(CallRow.client_id).where(col(CallRow.ended_at).is_(None))
         db.exec(  # type: ignore[call-overload]
             delete(ThreadMessageRow).where(col(ThreadMessageRow.created_at) < cutoff)
         )
         emptied = select(ThreadMessageRow.thread_id).distinct()
         db.exec(  # type: ignore[call-overload]
             delete(ThreadRow).where(
-                col(ThreadRow.created_at) < cutoff, col(ThreadRow.id).not_in(emptied)
+                col(ThreadRow.created_at) < cutoff,
+                col(ThreadRow.id).not_in(emptied),
+                col(ThreadRow.client_id).not_in(on_call),
             )
         )
         messages = db.exec(  # type: ignore[call-overload]
@@ -254,9 +260,7 @@ def purge(
         events = db.exec(  # type: ignore[call-overload]
             delete(EventRow).where(col(EventRow.at) < cutoff)
         ).rowcount
-        calls = db.exec(  # type: ignore[call-overload]
-            delete(CallRow).where(col(CallRow.id).in_([c.id for c in old_calls]))
-        ).rowcount
+        calls = db.exec(delete(CallRow).where(*ended)).rowcount  # type: ignore[call-overload]
         # A session with nothing left says only that the number once called.
         left = select(MessageRow.client_id).distinct()
         calling = select(CallRow.client_id).distinct()

@@ -23,7 +23,10 @@ from typing import Any
 CARD_MARK = "[card number]"
 BIRTH_MARK = "[date of birth]"
 
-_CARD = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+# A run of digit groups, as Whisper writes a number read out: "4111 1111 …",
+# "4111, 1111, …", "4111-1111-…".
+_RUN = re.compile(r"\d+(?:(?:[ .-]|, ?)\d+)*")
+_GROUP = re.compile(r"\d+")
 _MONTHS = (
     "january|february|march|april|may|june|july|august|september|october|november|december|"
     "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
@@ -53,15 +56,37 @@ def _luhn(digits: str) -> bool:
 
 
 def _card(match: re.Match[str]) -> str:
-    digits = re.sub(r"\D", "", match.group())
-    return CARD_MARK if 13 <= len(digits) <= 19 and _luhn(digits) else match.group()
+    """The run with the card number in it marked: the longest stretch of whole groups
+    of 13 to 19 digits that passes Luhn ("4111 1111 1111 1111 123" keeps the CVV's
+    neighbour out of the sum, so the card alone is found)."""
+    run = match.group()
+    groups = list(_GROUP.finditer(run))
+    best: tuple[int, int] | None = None
+    for i in range(len(groups)):
+        digits = ""
+        for j in range(i, len(groups)):
+            digits += groups[j].group()
+            if len(digits) > 19:
+                break
+            if len(digits) >= 13 and _luhn(digits):
+                span = (groups[i].start(), groups[j].end())
+                if best is None or span[1] - span[0] > best[1] - best[0]:
+                    best = span
+    if best is None:
+        return run
+    return run[: best[0]] + CARD_MARK + _card_rest(run[best[1] :])
+
+
+def _card_rest(rest: str) -> str:
+    found = _RUN.search(rest)
+    return rest if found is None else rest[: found.start()] + _card(found) + rest[found.end() :]
 
 
 def redact(text: str) -> str:
     """`text` with card numbers and dates of birth replaced by their marks."""
     if not any(ch.isdigit() for ch in text) and not re.search(_MONTHS, text, re.IGNORECASE):
         return text
-    text = _CARD.sub(_card, text)
+    text = _RUN.sub(_card, text)
     return _BIRTH.sub(lambda m: m.group("lead") + BIRTH_MARK, text)
 
 
@@ -76,16 +101,31 @@ def redact_data(value: Any) -> Any:
     return value
 
 
+def storable(value: Any) -> Any:
+    """Without NUL characters, which PostgreSQL refuses in text and JSON: a caller who
+    typed one jammed every later write of their session (the socket fuzz)."""
+    if isinstance(value, str):
+        return value.replace("\x00", "") if "\x00" in value else value
+    if isinstance(value, dict):
+        return {storable(k): storable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [storable(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Redaction:
-    """What the writers apply to stored text: on (the default setting), or off."""
+    """What the writers apply to stored text: redaction on (the default setting) or
+    off, and always `storable`."""
 
     on: bool = True
 
     def text(self, value: str) -> str:
+        value = storable(value)
         return redact(value) if self.on else value
 
     def data(self, value: Any) -> Any:
+        value = storable(value)
         return redact_data(value) if self.on else value
 
 

@@ -165,8 +165,14 @@ class Session:
     # --- turns -----------------------------------------------------------------------------
 
     async def _in_turn(
-        self, body: Callable[[Runner], Awaitable[None]], on_text: OnText | None = None
+        self,
+        body: Callable[[Runner], Awaitable[None]],
+        on_text: OnText | None = None,
+        *,
+        rescue: bool = False,
     ) -> str:
+        """`rescue`: a caller's turn, answered with the fallback if code around the models
+        fails; anything else (an operator's words, an instruction) fails to its caller."""
         runner = _current_runner.get()
         if runner is not None and runner.session is self:
             await body(runner)
@@ -192,6 +198,8 @@ class Session:
             except SwarmError:
                 raise
             except Exception as exc:
+                if not rescue:
+                    raise
                 # Not the models' fault, and not the caller's: their turn is answered
                 # (measured: PostgreSQL restarting mid-call dropped the caller's socket).
                 log.error("turn_error client_id=%s error=%r", self.client_id, exc)
@@ -216,7 +224,7 @@ class Session:
             await self._main.commit(Message(role=Role.USER, content=content, agent=self._active))
             await runner.run()
 
-        return await self._in_turn(body, on_text)
+        return await self._in_turn(body, on_text, rescue=True)
 
     async def stream(self, content: str) -> AsyncIterator[str]:
         """Like `complete`, yielding reply text as it is written. Closing the iterator cancels the turn."""

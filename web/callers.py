@@ -177,9 +177,12 @@ def _address(host: str | None) -> str:
     if not host or ":" not in host:
         return host or ""
     try:
-        return str(ipaddress.ip_network(f"{host}/64", strict=False))
+        address = ipaddress.ip_address(host)
     except ValueError:
         return host
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return str(address.ipv4_mapped)  # an IPv4 caller behind a dual-stack proxy
+    return str(ipaddress.ip_network(f"{host}/64", strict=False))
 
 
 class CallerRequest(BaseModel):

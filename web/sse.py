@@ -10,6 +10,7 @@ tells the server when the client has gone.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -30,7 +31,8 @@ REPLAY_PAGE = 500
 def _start(request: Request, after: int | None) -> int | None:
     header = request.headers.get("last-event-id")
     if header is not None:
-        if not header.strip().isdigit() or int(header) > MAX_ROW_ID:
+        # ASCII digits only: str.isdigit() takes "²", which int() refuses.
+        if not re.fullmatch(r"[0-9]{1,10}", header.strip()) or int(header) > MAX_ROW_ID:
             raise HTTPException(400, "Last-Event-ID is a journal id (an integer)")
         return int(header)
     return after

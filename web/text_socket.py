@@ -47,6 +47,8 @@ async def session_socket(websocket: WebSocket, client_id: str) -> None:
                     f"error: message too long ({len(message)} > {gateway.max_text_message} chars)"
                 )
                 continue
+            # A NUL means nothing in words, and PostgreSQL refuses it in every query.
+            message = message.replace("\x00", "")
             if not message.strip():
                 continue
             if gateway.calls.held(client_id) is not None:

@@ -15,6 +15,9 @@ from models.redact import BIRTH_MARK, CARD_MARK, Redaction, redact, redact_data
         "5500005555555559",
         "my Amex is 3782 822463 10005 thanks",
         "Card number: 6011 1111 1111 1117.",
+        "4111 1111 1111 1111 123",  # the security code said straight after
+        "it's 4111, 1111, 1111, 1111",  # how Whisper punctuates a number read out
+        "4111.1111.1111.1111",
     ],
 )
 def test_card_numbers_are_replaced(said: str) -> None:
@@ -46,6 +49,7 @@ def test_dates_of_birth_are_replaced(said: str) -> None:
         "Two boxes of paracetamol, the 16 pack, that's $2.99 each.",
         "My order number is 1234567890123.",  # fails the Luhn check
         "You can ring me on 07700 900123.",
+        "Ring +44 20 7946 0958 or 020 7946 0959 after six.",  # 22 digits, no card in them
         "Can you deliver on the 3rd of March?",  # a date, not a birth
         "I'm 45 and I take 20 mg of omeprazole.",
         "Is ibuprofen 400 ok with a May birthday party?",
@@ -53,6 +57,12 @@ def test_dates_of_birth_are_replaced(said: str) -> None:
 )
 def test_everything_else_is_kept(said: str) -> None:
     assert redact(said) == said
+
+
+def test_nul_characters_never_reach_the_database_even_with_redaction_off() -> None:
+    for redaction in (Redaction(on=True), Redaction(on=False)):
+        assert redaction.text("a\x00b") == "ab"
+        assert redaction.data({"k\x00": ["x\x00"]}) == {"k": ["x"]}
 
 
 def test_data_is_redacted_through_and_off_means_off() -> None:

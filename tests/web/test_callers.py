@@ -151,6 +151,7 @@ def test_socket_opens_per_address_are_limited_over_a_window() -> None:
     # One IPv6 machine's addresses count as one.
     assert _address("2001:db8::1") == _address("2001:db8::ffff:2") != _address("2001:db9::1")
     assert _address("127.0.0.1") == "127.0.0.1"
+    assert _address("::ffff:10.0.0.7") == "10.0.0.7" != _address("::ffff:10.0.0.8")
 
 
 def test_the_signing_key_survives_a_restart_and_is_private(tmp_path) -> None:

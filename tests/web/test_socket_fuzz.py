@@ -16,12 +16,16 @@ import logging
 import os
 import random
 
+import pytest
 from sqlmodel import Session, func, select
 
 from models.tables import MessageRow
 from tests.voice.speech import piper, silence
 
 from .client import Caller, caller, typed
+
+# PostgreSQL refuses what SQLite takes (a NUL character in text): both run.
+pytestmark = pytest.mark.databases
 
 SEED = int(os.environ.get("FUZZ_SEED", "20261204"))
 VOICE_FRAMES = 1500
