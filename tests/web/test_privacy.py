@@ -21,7 +21,7 @@ from callswarm.retention import purge_periodically
 from models.calls import AuditRow, CallRow, Channel, EventRow
 from models.privacy import ERASED, Purged, Retention
 from models.shop import Customer, Order, OrderLine, OrderStatus
-from models.tables import MessageRow, SessionRow, TurnRow
+from models.tables import MessageRow, SessionRow, ThreadRow, TurnRow
 from tests.voice.speech import piper, silence
 
 from .client import Caller, caller, typed
@@ -177,6 +177,16 @@ async def test_records_past_keeping_are_purged_and_the_rest_kept(gateway, tmp_pa
                 call.recording = f"{call.id}.wav"
                 (folder / call.recording).write_bytes(b"RIFF")
                 s.add(call)
+        for client in ("web-old", "web-open"):  # agents' threads, as old, with nothing in
+            s.add(
+                ThreadRow(
+                    id=f"{client}:a->b",
+                    client_id=client,
+                    sender="a",
+                    recipient="b",
+                    created_at=now - timedelta(days=40),
+                )
+            )
         s.add(AuditRow(operator="sam", action="takeover", at=now - timedelta(days=100)))
         s.add(AuditRow(operator="sam", action="takeover"))
         s.commit()
@@ -205,6 +215,9 @@ async def test_records_past_keeping_are_purged_and_the_rest_kept(gateway, tmp_pa
         # The open call and its session stay; only its old words went.
         [open_call] = rows(CallRow, "web-open")
         assert open_call.ended_at is None and s.get(SessionRow, "web-open") is not None
+        # Its live session writes into its threads: they stay; the old caller's go.
+        assert s.get(ThreadRow, "web-open:a->b") is not None
+        assert s.get(ThreadRow, "web-old:a->b") is None
         kept = [a.at.replace(tzinfo=a.at.tzinfo or UTC) for a in s.exec(sm_select(AuditRow))]
         assert len(kept) == 1 and kept[0] > now - timedelta(days=1)
     assert [p.name for p in folder.iterdir()] == [f"{open_call.id}.wav"]
