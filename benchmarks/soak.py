@@ -237,7 +237,10 @@ async def main() -> None:
         started, started_at = time.monotonic(), datetime.now(UTC)
         until = started + args.minutes * 60
         tally = Tally(started, args.window * 60)
-        log = asyncio.create_task(read_log(gateway.stderr, tally, data / "gateway.log"))
+        # Kept after the run, for the tracebacks behind the errors counted.
+        kept = Path(tempfile.gettempdir()) / "callswarm-soak-gateway.log"
+        kept.unlink(missing_ok=True)
+        log = asyncio.create_task(read_log(gateway.stderr, tally, kept))
         ws_url = url.replace("http://", "ws://")
         await asyncio.gather(
             phone_rounds(args, f"127.0.0.1:{sip_port}", caller_file, seconds, tally, until),
@@ -279,6 +282,7 @@ async def main() -> None:
         )
     for line in tally.errors:
         print("  error:", line)
+    print(f"\nthe gateway's log: {kept}")
 
 
 if __name__ == "__main__":
