@@ -25,6 +25,10 @@ class StoreWriter:
         self._on_failure = on_failure
         self._attempts = attempts
         self._queue: list[Write] = []
+        # One flush at a time: two at once both wrote the queue's head, then both popped,
+        # so a write was done twice and the next one never (measured: a gateway's shared
+        # turn recorder under 20 calls, "pop from empty list").
+        self._flushing = asyncio.Lock()
 
     @property
     def pending(self) -> int:
@@ -36,6 +40,10 @@ class StoreWriter:
 
     async def flush(self) -> bool:
         """Try every queued write in order; True when nothing is left unsaved."""
+        async with self._flushing:
+            return await self._flush()
+
+    async def _flush(self) -> bool:
         while self._queue:
             op, args, kwargs = self._queue[0]
             for attempt in range(self._attempts):
