@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from models.calls import CallRow
 from models.shop import Customer, Order, OrderLine, OrderStatus, Product
 from models.tables import MessageRow
-from tests.voice.speech import piper, silence
+from tests.voice.speech import names, piper, silence
 from voice.resample import resample
 from web.journal import CallEvent
 
@@ -143,10 +143,10 @@ async def test_registered_to_a_pbx_over_pcmu_with_a_repeat_on_the_keypad(
         await phone.stop()
 
     assert summary.codec == "PCMU" and summary.dtmf == ("#",)
-    assert "ibuprofen" in summary.transcripts[0].lower()
+    assert names(summary.transcripts[0], "Ibuprofen")
     greeting, answer, again = summary.replies
     assert "Ibuprofen" in answer and again == answer  # '#' said the last reply again
-    assert any("ibuprofen" in m.lower() for m in said_in_db(phone.services.db, "+15550101"))
+    assert any(names(m, "Ibuprofen") for m in said_in_db(phone.services.db, "+15550101"))
     line = capture.only()
     assert line.payload_type == 0
     # Heard before the key and after it, each on its own. Transcribed together, a repeat
@@ -177,7 +177,7 @@ async def test_five_calls_at_once(phone, capture, stt, tts, tmp_path) -> None:
     assert len({s.client_id for s in summaries}) == 5
     for summary in summaries:
         assert summary.ended_by == "caller" and summary.underruns == 0
-        assert "ibuprofen" in summary.transcripts[0].lower(), summary
+        assert names(summary.transcripts[0], "Ibuprofen"), summary
         assert "Ibuprofen" in summary.replies[-1]
         assert said_in_db(phone.services.db, summary.client_id)[-1].startswith("assistant: We have")
     # Five separate RTP streams came back, each with a greeting and a reply in it.
@@ -202,5 +202,5 @@ async def test_sipp_holds_resumes_presses_0_and_is_hung_up_on(
     assert run.returncode == 0, run.output
     [summary] = phone.endpoint.finished
     assert (summary.holds, summary.dtmf, summary.ended_by) == (1, ("0",), "shutdown")
-    assert "ibuprofen" in summary.transcripts[0].lower()
+    assert names(summary.transcripts[0], "Ibuprofen")
     assert times_said(await heard(stt, capture.only()), "ibuprofen") >= 1

@@ -79,3 +79,28 @@ def mix(pcm: bytes, noise_level: float, seed: int = 3) -> bytes:
 def frames(pcm: bytes, ms: int = 20) -> list[bytes]:
     step = RATE * ms // 1000 * 2
     return [pcm[i : i + step] for i in range(0, len(pcm), step)]
+
+
+@lru_cache(maxsize=1)
+def _catalogue():  # noqa: ANN202 (an engine, built once per process)
+    from models import make_engine
+    from models.catalogue import load_catalogue
+
+    engine = make_engine("sqlite:///:memory:")
+    load_catalogue(engine)
+    return engine
+
+
+def names(heard: str, product: str) -> bool:
+    """Whether the catalogue reads `heard` as naming `product`, as the agents would.
+
+    Whisper's spelling of a drug name varies with the CPU's int8 kernels: the same
+    audio gave "ibuprofen" on one machine, "Iboprophen" and "ibupurlfin" on another.
+    A test of the call path checks that the caller was understood, not the spelling."""
+    from sqlmodel import Session
+
+    from models.search import search_products
+
+    with Session(_catalogue()) as db:
+        hits = search_products(db, heard, limit=1)
+    return bool(hits) and hits[0].product.name.lower().startswith(product.lower())
