@@ -203,9 +203,9 @@ async def caller(
     body: Annotated[CallerRequest | None, Body()] = None,
 ) -> CallerGrant:
     """This browser's caller id, in a signed HttpOnly cookie that the caller sockets
-    require to resume its session. A browser that has one keeps it (and its expiry is
-    renewed), unless it asks for another id that no one holds; a browser without one
-    gets the id it asks for if no one holds it, else a new one."""
+    require to resume its session. A browser that has one keeps it, whatever it asks
+    for (its expiry is renewed); one without gets the id it asks for, once and only if
+    no session or call holds it, else a new one."""
     gateway: _Holder = request.app.state.gateway
     keys = gateway.callers
     cookie = request.cookies.get(COOKIE)
