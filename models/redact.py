@@ -32,7 +32,7 @@ _MONTHS = (
     "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec"
 )
 # The cheap test first: most stored text has no digit and names no month ("mar" in
-# "pharmacy" or "may" in "maybe" must not send it through the date patterns).
+# "summary" or "may" in "maybe" must not send it through the date patterns).
 _MONTH = re.compile(rf"\b(?:{_MONTHS})\b", re.IGNORECASE)
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"
 _YEAR = r"(?:\d{4}|'?\d{2})"
