@@ -220,11 +220,18 @@ def model_install(config: ConfigOption = None) -> None:
 def say(
     text: Annotated[str, typer.Argument(help="What to say.")],
     output: Annotated[Path, typer.Option("-o", "--output", help="The WAV to write.")],
+    steady: Annotated[
+        bool,
+        typer.Option(
+            "--steady",
+            help="The same audio for the same text: Piper's sampled prosody turned off.",
+        ),
+    ] = False,
 ) -> None:
     """Speak text with the bundled Piper voice into a WAV file."""
     from callswarm.voice_cli import say as speak
 
-    seconds = speak(text, output)
+    seconds = speak(text, output, steady=steady)
     typer.echo(f"{output}: {seconds:.2f} s")
 
 

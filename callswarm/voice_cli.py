@@ -22,8 +22,8 @@ from voice.tts import PiperTTS, bundled_voice
 from voice.wavio import read_wav, write_wav
 
 
-def say(text: str, out: Path) -> float:
-    tts = PiperTTS(bundled_voice())
+def say(text: str, out: Path, *, steady: bool = False) -> float:
+    tts = PiperTTS(bundled_voice(), deterministic=steady)
     pcm = tts.synthesize_sync(text)
     write_wav(out, pcm, tts.sample_rate)
     return len(pcm) / 2 / tts.sample_rate
