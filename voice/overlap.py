@@ -233,11 +233,11 @@ async def read_aside(
         return AsideReading(heard=heard, reason=None) if still_held() else None
     if not still_held():
         return None
-    log.info(
-        "aside_reread session_id=%s heard=%r primed=%r gap=%s",
+    log.info(  # counts, not the caller's words: logs escape retention and erasure
+        "aside_reread session_id=%s words=%d primed_words=%d gap=%s",
         session_id,
-        heard,
-        primed.text,
+        len(heard.split()),
+        len(primed.text.split()),
         "-" if gap is None else f"{gap:.2f}",
     )
     backchannel_heard = gap is not None and gap <= REREAD_MARGIN

@@ -504,7 +504,11 @@ class VoiceSession:
             self._onset_quiet_until = self._stream_s + ONSET_QUIET_S
         if reason == "echo":
             self._echoed = held
-        log.info("aside session_id=%s reason=%s text=%r", self.session_id, reason, heard)
+        # Counts, not words: logs are kept outside the retention and erasure of callers'
+        # transcripts (the words go in the event, which the journal stores redacted).
+        log.info(
+            "aside session_id=%s reason=%s words=%d", self.session_id, reason, len(heard.split())
+        )
         if held is not None and held is self._turn and not held.task.done():
             held.release()
             self._emit(
@@ -520,7 +524,12 @@ class VoiceSession:
         """Speech over the held reply was meant for it: cut the reply; the speech, ended
         or still going, is the next turn."""
         self._held, self._onset_held = None, False
-        log.info("barge_in_confirmed session_id=%s why=%s heard=%r", self.session_id, why, heard)
+        log.info(
+            "barge_in_confirmed session_id=%s why=%s words=%d",
+            self.session_id,
+            why,
+            len(heard.split()),
+        )
         await self._interrupt()
         if ended is not None:
             # Heard as every turn is, biased towards the catalogue; from its own audio,

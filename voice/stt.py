@@ -277,7 +277,7 @@ class WhisperSTT:
             if fitted and degenerate(text):
                 # Whisper's own rule for a decode gone wrong ("Ib-y-y-y-y-y-y-"): the
                 # shortened window is the likely cause, so pay for the full one.
-                log.info("stt_fallback reason=degenerate text=%r", text[:60])
+                log.info("stt_fallback reason=degenerate chars=%d", len(text))  # no words in logs
                 text, logprob, no_speech = self._decode_full(audio, plain, primer)
                 others = ()
         transcript = Transcript(

@@ -141,7 +141,7 @@ async def test_a_hum_whisper_reads_as_a_word_is_read_again_and_lets_the_reply_fi
     stt, tts, caplog
 ) -> None:
     """Whisper tiny reads this "Mm-hmm." as "in a month": words, not a backchannel."""
-    caplog.set_level(logging.INFO, logger="voice.overlap")
+    caplog.set_level(logging.INFO, logger="voice")
     responder = SlowResponder(finish=True)
     voice = VoiceSession("c", responder, stt=stt, tts=tts, realtime=True)
     seen = await listen_over(voice, trim(piper("Mm-hmm.")) + silence(0.8))
@@ -149,6 +149,9 @@ async def test_a_hum_whisper_reads_as_a_word_is_read_again_and_lets_the_reply_fi
     assert len(rereads) == 1, rereads
     resumed = [e for e in seen if isinstance(e, ReplyResumedEvent)]
     assert [e.reason for e in resumed] == ["backchannel"]
+    # What the caller said is in the event, never in the log lines.
+    heard = resumed[0].heard.strip(" .?!,").lower()
+    assert heard and not any(heard in r.getMessage().lower() for r in caplog.records)
     assert isinstance(seen[-1], ReplyDoneEvent) and seen[-1].text == f"{FIRST} {SECOND}"
     await voice.close()
 
