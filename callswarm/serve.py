@@ -36,6 +36,7 @@ from web.gateway import VoiceEngines, Warm, Warming
 from web.journal import Journal
 from web.live import CallOptions, LiveCalls
 from web.metrics import Metrics
+from web.peers import PeerWatch
 
 log = logging.getLogger("callswarm.serve")
 
@@ -141,13 +142,13 @@ def make_gateway(
     settings = services.settings
     engine, swarm = services.engine, services.swarm
     calls = live_calls(services)
-    calls.end_lost_calls()
     redaction = Redaction(settings.redact_transcripts)
     recorder = TurnRecorder(services.db, redaction=redaction)
     journal = Journal(services.db, engine.bus, calls.call_of, redaction=redaction)
     journal.start()
     metrics = Metrics(calls, engine)
     metrics.start()
+    calls.end_lost_calls()  # after the journal and metrics listen: they count them
     # The timing hooks, all wired here. Histograms are thread-safe: Whisper and Piper
     # report from their worker threads.
     engine.on_completion = metrics.completion
@@ -240,6 +241,7 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
     services = build_services(settings)
     phone: SipEndpoint | None = None
     gateway: Gateway | None = None
+    watch: PeerWatch | None = None
     background: list[asyncio.Task[None]] = []
     stopped = False
 
@@ -260,6 +262,8 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
             await phone.stop()  # live calls get a BYE; what they committed stays
         if gateway is not None:
             await gateway.aclose()  # the last calls' events are saved
+        if watch is not None:
+            await watch.close()  # beating until now: peers left our closing calls alone
         await services.aclose()
         unsettle_heap()  # for a process that goes on without the gateway
         log.info("gateway_stopped")
@@ -295,6 +299,13 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
     try:
         warmup = Warmup(services, voice_loader(services) if settings.voice else None)
         gateway = make_gateway(services, warming=warmup)
+        watch = PeerWatch(
+            services.db,
+            gateway.calls,
+            every_s=settings.peer_beat_s,
+            lost_after_s=settings.peer_lost_after_s,
+        )
+        watch.first_beat()
         app = create_app(gateway)
         sock = listen(settings.host, settings.port)
         host, port = sock.getsockname()[:2]
@@ -313,6 +324,7 @@ async def serve(settings: Settings, *, announce: Callable[[str], None] = print) 
             loop.create_task(warmup.run()),
             loop.create_task(warm(warmup, gateway, server)),
         ]
+        watch.start()
         keep = retention(settings)
         if not keep.keeps_all:
             folder = gateway.calls.options.recordings

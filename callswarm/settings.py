@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -33,6 +33,17 @@ class Settings(BaseSettings):
     instance: str = Field(
         default="",
         description="This gateway's name among several sharing one database; unset, host:port.",
+    )
+    peer_beat_s: float = Field(
+        default=5.0, gt=0, description="How often a gateway tells the database it is alive."
+    )
+    peer_lost_after_s: float = Field(
+        default=30.0,
+        gt=0,
+        description=(
+            "A gateway sharing the database that has not beaten for this long is dead: "
+            "another ends its open calls. Several beats, or a slow moment looks like death."
+        ),
     )
     log_level: str = "INFO"
     log_format: Literal["text", "json"] = "text"
@@ -154,6 +165,15 @@ class Settings(BaseSettings):
     currency: Literal["USD", "EUR", "GBP"] = "USD"
     emergency_number: str = Field(default="911", description="Said to a caller in an emergency.")
     crisis_line: str = Field(default="988", description="Said to a caller at risk of self-harm.")
+
+    @model_validator(mode="after")
+    def _peers_beat_before_they_are_judged(self) -> Settings:
+        if self.peer_lost_after_s < 3 * self.peer_beat_s:
+            raise ValueError(
+                "peer_lost_after_s must be at least three peer beats (peer_beat_s): "
+                "one late beat must not end a live gateway's calls"
+            )
+        return self
 
     @property
     def resolved_instance(self) -> str:

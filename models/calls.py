@@ -187,12 +187,19 @@ def settle(
         call.outcome = Outcome.COMPLETED
 
 
+LOST = "gateway_lost"  # `ended_by` of a call whose gateway died with it open
+
+
 def end_lost_calls(db: Session, instance: str, transfer_tools: frozenset[str]) -> list[CallRow]:
     """End the calls `instance` left open when it stopped without closing them (it was
     killed, or its machine died): by "gateway_lost", now, settled from what was saved.
     A gateway runs this as it starts, under the same instance name."""
+    # FOR UPDATE (PostgreSQL): a gateway restarting under the name and a peer that saw it
+    # die may end its calls at once; the second waits, then finds them ended.
     lost = db.exec(
-        select(CallRow).where(CallRow.instance == instance, col(CallRow.ended_at).is_(None))
+        select(CallRow)
+        .where(CallRow.instance == instance, col(CallRow.ended_at).is_(None))
+        .with_for_update()
     ).all()
     for call in lost:
         # The call's messages end where the caller's next call (on any gateway) began.
@@ -206,7 +213,7 @@ def end_lost_calls(db: Session, instance: str, transfer_tools: frozenset[str]) -
         ).one()
         bounds = [seq for seq in (later, top) if seq is not None]
         call.last_seq = min(bounds) if bounds else call.first_seq
-        call.ended_at, call.ended_by = datetime.now(UTC), "gateway_lost"
+        call.ended_at, call.ended_by = datetime.now(UTC), LOST
         settle(call, call_messages(db, call), call_orders(db, call), transfer_tools)
         db.add(call)
     db.commit()

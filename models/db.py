@@ -10,6 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import create_engine
 
 import models.calls  # noqa: F401  (registers every table on SQLModel.metadata)
+import models.gateways  # noqa: F401
 import models.shop  # noqa: F401
 import models.tables  # noqa: F401
 from models.migrate import upgrade

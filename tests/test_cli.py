@@ -17,6 +17,7 @@ from callswarm.bundled import QWEN_05B, ModelUnavailable, SplitModel, ensure_mod
 from callswarm.settings import Settings
 from models import make_engine
 from models.catalogue import load_catalogue
+from models.gateways import GatewayRow
 from models.search import search_products
 from models.tables import TurnRow
 
@@ -163,6 +164,8 @@ def test_serve_prints_its_url_answers_and_stops_cleanly_on_ctrl_c(tmp_path) -> N
         assert httpx.get(url + "api/ping").json() == {"ok": True}
         assert httpx.get(url + "api/info").json()["voice"] is False
         assert httpx.get(url + "api/calls").status_code == 401
+        # Alive in the database for any peer (web/peers.py) from before its first call.
+        assert [g.beats >= 1 for g in gateways_in(tmp_path)] == [True]
         bearer = {"Authorization": f"Bearer {token}"}
         with httpx.stream("GET", url + "api/events", headers=bearer, timeout=30) as events:
             lines = events.iter_lines()
@@ -176,6 +179,15 @@ def test_serve_prints_its_url_answers_and_stops_cleanly_on_ctrl_c(tmp_path) -> N
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     assert "gateway_stopped" in err
+    assert gateways_in(tmp_path) == []  # stopped cleanly: no peer is to end its calls
+
+
+def gateways_in(data: Path) -> list[GatewayRow]:
+    db = open_database(Settings(data_dir=data))
+    with Session(db) as s:
+        rows = list(s.exec(select(GatewayRow)).all())
+    db.dispose()
+    return rows
 
 
 def test_the_larger_model_is_chosen_by_a_setting(tmp_path) -> None:

@@ -148,9 +148,36 @@ class LiveCalls:
         stopped without closing them. Returns how many."""
         with DbSession(self._db, expire_on_commit=False) as db:
             lost = end_lost_calls(db, self.options.instance, self.options.transfer_tools)
-        for call in lost:
-            log.warning("call_lost call_id=%s client_id=%s", call.id, call.client_id)
+        self.announce_lost(lost)
         return len(lost)
+
+    def announce_lost(self, lost: list[CallRow]) -> None:
+        """Tell the console and the metrics of calls ended for a gateway that died
+        (this one before a restart, or a peer, `web.peers`)."""
+        for call in lost:
+            log.warning(
+                "call_lost call_id=%s client_id=%s instance=%s outcome=%s",
+                call.id,
+                call.client_id,
+                call.instance,
+                call.outcome,
+            )
+            self.bus.publish(
+                CallEvent(
+                    session_id=call.client_id,
+                    agent="",
+                    seq=0,
+                    time=datetime.now(UTC).timestamp(),
+                    kind="call_ended",
+                    call_id=call.id,
+                    data={
+                        "ended_by": call.ended_by,
+                        "outcome": call.outcome,
+                        "agents": _agents(call.agents),
+                        "instance": call.instance,
+                    },
+                )
+            )
 
     # --- a call's life -----------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from prometheus_client import generate_latest as render
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from models.calls import LOST
 from swarm import CompletionTiming, Engine, ErrorOccurred, Rescued
 from web.auth import Operator
 from web.journal import CallEvent
@@ -110,6 +111,12 @@ class Metrics:
         self.calls_ended = Counter(
             "callswarm_calls_ended", "Calls that ended, by outcome.", ["outcome"], registry=r
         )
+        self.calls_lost = Counter(
+            "callswarm_calls_lost",
+            "Calls a gateway left open when it died, ended here: by this gateway as it "
+            "restarted, or by a peer sharing the database once it stopped beating.",
+            registry=r,
+        )
         self.recordings_lost = Counter(
             "callswarm_recordings_lost",
             "Voice calls whose recording the disk would not take (full or failing).",
@@ -139,6 +146,8 @@ class Metrics:
                     self.interrupted.inc()
             elif event.kind == "call_ended":
                 self.calls_ended.labels(str(event.data.get("outcome"))).inc()
+                if event.data.get("ended_by") == LOST:
+                    self.calls_lost.inc()
                 if event.data.get("recording_lost"):
                     self.recordings_lost.inc()
         elif isinstance(event, Rescued):

@@ -12,7 +12,7 @@ import signal
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
-from contextlib import suppress
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +63,9 @@ async def start_instance(
         "CALLSWARM_OPERATOR_SECRET": SECRET,
         "CALLSWARM_RTP_PORT_LOW": str(rtp[0]),
         "CALLSWARM_RTP_PORT_HIGH": str(rtp[1]),
+        # A peer is judged dead after 3 s without a beat, not production's 30.
+        "CALLSWARM_PEER_BEAT_S": "0.5",
+        "CALLSWARM_PEER_LOST_AFTER_S": "3",
     }
     log = folder / "gateway.log"
     with log.open("wb") as errors:  # a file, not a pipe nobody reads while calls run
@@ -145,13 +148,15 @@ class Watch:
         return [e for e in self.events if e["call_id"] == call_id]
 
 
-@pytest.fixture
-async def console(cluster) -> AsyncIterator[Watch]:
-    """Instance a's console, watching every call of the cluster."""
+@asynccontextmanager
+async def watching(instance: Instance, after: int | None = None) -> AsyncIterator[Watch]:
+    """A console's event stream on `instance`, from the journal id `after` if given."""
     watch = Watch()
     headers = {"Authorization": f"Bearer {TOKEN}"}
+    if after is not None:
+        headers["Last-Event-ID"] = str(after)
     async with (
-        httpx.AsyncClient(base_url=cluster["a"].url, headers=headers, timeout=60) as api,
+        httpx.AsyncClient(base_url=instance.url, headers=headers, timeout=60) as api,
         api.stream("GET", "/api/events") as response,
     ):
         assert response.status_code == 200
@@ -160,6 +165,13 @@ async def console(cluster) -> AsyncIterator[Watch]:
             yield watch
         finally:
             reader.cancel()
+
+
+@pytest.fixture
+async def console(cluster) -> AsyncIterator[Watch]:
+    """Instance a's console, watching every call of the cluster."""
+    async with watching(cluster["a"]) as watch:
+        yield watch
 
 
 def calls_of(database_url: str, caller: str | None = None) -> list[CallRow]:
@@ -302,6 +314,26 @@ async def killing_a_gateway_mid_call_loses_no_committed_message(
             said = messages_of(database_url, number)
             asked = next(i for i, m in enumerate(said) if m.role == "user")  # after the greeting
             assert any(m.role == "assistant" and m.content for m in said[asked + 1 :]), said
+        # The survivor saw the victim stop beating and ended its call, for every console
+        # (the one on the victim died with it) and in its /metrics.
+        async with watching(survivor, after=started["id"]) as survivors:
+            ended = await survivors.until(
+                lambda e: e["call_id"] == started["call_id"] and e["kind"] == "call_ended"
+            )
+        assert ended["data"]["ended_by"] == "gateway_lost", ended
+        assert ended["data"]["instance"] == victim.name
+        [lost] = calls_of(database_url, "+15550302")
+        assert lost.ended_by == "gateway_lost" and lost.ended_at is not None
+        assert lost.outcome is not None and lost.agents.strip(",")  # settled from what it saved
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with httpx.AsyncClient(base_url=survivor.url, headers=headers) as api:
+            metrics = (await api.get("/metrics")).text
+        counted = re.search(r"^callswarm_calls_lost_total (\S+)$", metrics, re.MULTILINE)
+        assert counted is not None and float(counted.group(1)) == 1, metrics[-3000:]
+        # Once, after the kill, not earlier (a live gateway taken for dead).
+        judged = re.findall(r"gateway_lost instance=\S+ by=\S+ calls=\d+", survivor.log.read_text())
+        assert judged == [f"gateway_lost instance={victim.name} by={survivor.name} calls=1"]
+        assert "gateway_judged_lost" not in victim.log.read_text()
     finally:
         long_call.cancel()
         with suppress(asyncio.CancelledError):
