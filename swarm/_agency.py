@@ -8,15 +8,21 @@ returns the recipient's reply synchronously, as a tool output.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from swarm import _history as history
-from swarm._events import ThreadMessageEvent
-from swarm._messages import Message, Role
+from swarm._events import (
+    AssistantMessageEvent,
+    SwarmEvent,
+    ThreadMessageEvent,
+    UserMessageEvent,
+)
+from swarm._log import ConversationLog, Persist
+from swarm._messages import Message, Mode, Role
 from swarm._registry import USER, AgentSpec, SwarmSpec, ToolSpec
 from swarm._runner import Runner, Turn
 from swarm._store import ThreadInfo
@@ -39,6 +45,23 @@ def tool_names_for(swarm: SwarmSpec, agent: AgentSpec) -> tuple[str, ...]:
     return agent.tools + ((TALK_TO_AGENT,) if swarm.recipients_of(agent.name) else ())
 
 
+def caller_log(
+    messages: Iterable[Message], *, persist: Persist, publish: Callable[..., None]
+) -> ConversationLog:
+    """The caller's conversation, whose words each way are told as events."""
+
+    def announce(message: Message) -> None:
+        if message.role is Role.USER and message.mode is Mode.USER:
+            kind: type[SwarmEvent] = UserMessageEvent
+        elif message.role is Role.ASSISTANT and message.content:
+            kind = AssistantMessageEvent
+        else:
+            return
+        publish(kind, agent=message.agent, content=message.content, message_seq=message.seq)
+
+    return ConversationLog(messages, persist=persist, announce=announce)
+
+
 class MainConversation:
     """The caller's conversation: the session's shared log, scoped per agent."""
 
@@ -51,13 +74,13 @@ class MainConversation:
         return self._session.agent_spec()
 
     def view(self, agent: AgentSpec) -> list[Message]:
-        return history.agent_view(self._session._log, agent.name, agent.keep_messages)
+        return history.agent_view(self._session.log, agent.name, agent.keep_messages)
 
     def system_prompt(self, agent: AgentSpec) -> str:
         return system_prompt(self._session.swarm, agent)
 
     async def commit(self, message: Message) -> Message:
-        return await self._session._append(message)
+        return await self._session.log.append(message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +94,34 @@ class ThreadView:
 @dataclass
 class ThreadState:
     info: ThreadInfo
-    messages: list[Message]
+    log: ConversationLog
+
+    @classmethod
+    def of(
+        cls,
+        info: ThreadInfo,
+        messages: Iterable[Message],
+        *,
+        persist: Persist,
+        publish: Callable[..., None],
+    ) -> ThreadState:
+        """A thread whose spoken messages are told as `ThreadMessageEvent`s."""
+
+        def announce(message: Message) -> None:
+            if message.role in (Role.USER, Role.ASSISTANT) and message.content:
+                publish(
+                    ThreadMessageEvent,
+                    agent=message.agent,
+                    thread_id=info.id,
+                    sender=info.sender,
+                    recipient=info.recipient,
+                    content=message.content,
+                )
+
+        return cls(info, ConversationLog(messages, persist=persist, announce=announce))
 
     def view(self) -> ThreadView:
-        return ThreadView(self.info.id, self.info.sender, self.info.recipient, tuple(self.messages))
+        return ThreadView(self.info.id, self.info.sender, self.info.recipient, tuple(self.log))
 
 
 class ThreadConversation:
@@ -90,7 +137,7 @@ class ThreadConversation:
         return self._session.agent_spec(self._thread.info.recipient)
 
     def view(self, agent: AgentSpec) -> list[Message]:
-        window = self._thread.messages[-agent.keep_messages :]
+        window = self._thread.log[-agent.keep_messages :]
         return history.drop_orphan_tool_messages(window)
 
     def system_prompt(self, agent: AgentSpec) -> str:
@@ -102,36 +149,13 @@ class ThreadConversation:
         return system_prompt(self._session.swarm, agent, note)
 
     async def commit(self, message: Message) -> Message:
-        thread = self._thread
-        seq = (thread.messages[-1].seq if thread.messages else 0) + 1
-        message = replace(message, seq=seq, time=time.time())
-        thread.messages.append(message)
-        session = self._session
-        await session._persist(
-            session._engine.store.append_thread_message, session.client_id, thread.info.id, message
-        )
-        if message.role in (Role.USER, Role.ASSISTANT) and message.content:
-            session._publish(
-                ThreadMessageEvent,
-                agent=message.agent,
-                thread_id=thread.info.id,
-                sender=thread.info.sender,
-                recipient=thread.info.recipient,
-                content=message.content,
-            )
-        return message
+        return await self._thread.log.append(message)
 
 
 async def talk(session: Session, runner: Runner, sender: str, recipient: str, text: str) -> str:
     if not session.swarm.may_talk(sender, recipient):
         raise CommunicationRefused(sender, recipient)
-    thread_id = f"{session.client_id}/{sender}->{recipient}"
-    thread = session._threads.get(thread_id)
-    if thread is None:
-        thread = ThreadState(ThreadInfo(thread_id, sender, recipient), [])
-        session._threads[thread_id] = thread
-        await session._persist(session._engine.store.save_thread, session.client_id, thread.info)
-    conversation = ThreadConversation(session, thread)
+    conversation = ThreadConversation(session, await session.open_thread(sender, recipient))
     await conversation.commit(Message(role=Role.USER, content=text, agent=sender))
     # The recipient's words go back to the sender, never to the caller: a child turn
     # that shares only the step budget.

@@ -228,11 +228,13 @@ class Engine:
             if close is not None:
                 await close()
 
-    def _forget(self, session: Session) -> None:
+    def forget(self, session: Session) -> None:
+        """A disposed session leaves the table; the next `session()` loads afresh."""
         if self._sessions.get(session.client_id) is session:
             del self._sessions[session.client_id]
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
+    def spawn(self, coro: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
+        """A task of the engine's own (an idle session's disposal): awaited on close."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -93,7 +93,8 @@ class Subscription:
         self._queue: asyncio.Queue[SwarmEvent | None] = asyncio.Queue(maxsize)
         self.dropped = 0
 
-    def _offer(self, event: SwarmEvent) -> None:
+    def offer(self, event: SwarmEvent) -> None:
+        """From the bus: keep `event`, dropping the oldest if this subscriber lags."""
         if self._queue.full():
             self._queue.get_nowait()
             self.dropped += 1
@@ -125,7 +126,7 @@ class Subscription:
         return await self.get()
 
     def close(self) -> None:
-        self._bus._subscriptions.discard(self)
+        self._bus.unsubscribe(self)
         if self._queue.full():
             self._queue.get_nowait()
         self._queue.put_nowait(None)
@@ -146,9 +147,12 @@ class EventBus:
         self._subscriptions.add(subscription)
         return subscription
 
+    def unsubscribe(self, subscription: Subscription) -> None:
+        self._subscriptions.discard(subscription)
+
     def publish(self, event: SwarmEvent) -> None:
         for subscription in list(self._subscriptions):
-            subscription._offer(event)
+            subscription.offer(event)
 
     @property
     def subscriber_count(self) -> int:

@@ -293,7 +293,7 @@ class Runner:
         answers (the swarm's fallback), and only without one the agent's placeholder."""
         budget = self.turn.budget
         if count:
-            self.session._count_rescue(
+            self.session.count_rescue(
                 agent.name, Problem.BUDGET.value, "fallback", f"calls={budget.model_calls}"
             )
         fallback = self.session.swarm.fallback
@@ -448,7 +448,7 @@ class Runner:
             name = (
                 strategy if isinstance(strategy, str) else getattr(strategy, "__name__", "custom")
             )
-            self.session._count_rescue(agent.name, verdict.problem.value, name, verdict.detail)
+            self.session.count_rescue(agent.name, verdict.problem.value, name, verdict.detail)
             if strategy == "recomplete":
                 if self.turn.budget.spent:
                     await self._fall_back(agent)
@@ -484,7 +484,7 @@ class Runner:
 
     async def rescue_recursion(self) -> None:
         agent = self.conversation.agent()
-        self.session._count_rescue(agent.name, Problem.RECURSION.value, "flush", "")
+        self.session.count_rescue(agent.name, Problem.RECURSION.value, "flush", "")
         await self.conversation.commit(Message(role=Role.RESCUE, content="", agent=agent.name))
         await self._fall_back(agent, count=False)
 
@@ -492,7 +492,7 @@ class Runner:
         """Code around the models failed mid-turn (a database away under a screen, a
         router or a tool's availability): the caller hears the fallback, never the error."""
         agent = self.conversation.agent()
-        self.session._count_rescue(agent.name, Problem.TURN_ERROR.value, "fallback", "")
+        self.session.count_rescue(agent.name, Problem.TURN_ERROR.value, "fallback", "")
         try:
             await self._fall_back(agent, count=False)
         except Exception as exc:  # the fallback needed what failed, too

@@ -11,27 +11,33 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import suppress
 from contextvars import ContextVar
-from dataclasses import replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from swarm import _history as history
-from swarm._agency import MainConversation, ThreadState, ThreadView, talk, tool_names_for
+from swarm._agency import (
+    MainConversation,
+    ThreadState,
+    ThreadView,
+    caller_log,
+    talk,
+    tool_names_for,
+)
 from swarm._completion import CompletionTiming
 from swarm._events import (
     AgentChanged,
-    AssistantMessageEvent,
     ErrorOccurred,
     Rescued,
     SwarmEvent,
-    UserMessageEvent,
 )
+from swarm._log import ConversationLog
 from swarm._messages import Message, Mode, Role
 from swarm._registry import AgentSpec, Registry, SwarmSpec
 from swarm._runner import OnText, Runner, Turn
+from swarm._store import ThreadInfo
 from swarm._writer import StoreWriter
 from swarm.errors import NavigationError, RecursionLimitExceeded, SessionClosed, SwarmError
 
@@ -61,13 +67,13 @@ class Session:
         self._engine = engine
         self._lock = asyncio.Lock()
         self._load_lock = asyncio.Lock()
-        self._log: list[Message] = []
+        self.log = self._main_log(())
         self._active = swarm.default_agent
         self._stack: list[str] = []
         self._threads: dict[str, ThreadState] = {}
         self._event_seq = 0
         self._writer = StoreWriter(
-            client_id, lambda exc: self._publish(ErrorOccurred, error=repr(exc), where="store")
+            client_id, lambda exc: self.publish(ErrorOccurred, error=repr(exc), where="store")
         )
         self._idle: asyncio.TimerHandle | None = None
         self._main = MainConversation(self)
@@ -117,16 +123,16 @@ class Session:
                 return
             snapshot = await self._engine.store.load(self.client_id)
             if snapshot is not None and snapshot.active_agent in self.swarm.agents:
-                self._log = list(snapshot.messages)
+                self.log = self._main_log(snapshot.messages)
                 self._active = snapshot.active_agent
                 self._stack = [a for a in snapshot.nav_stack if a in self.swarm.agents]
                 for info, messages in snapshot.threads:
-                    self._threads[info.id] = ThreadState(info, list(messages))
+                    self._threads[info.id] = self._thread(info, messages)
                 log.info(
                     "session_resumed client_id=%s agent=%s messages=%d",
                     self.client_id,
                     self._active,
-                    len(self._log),
+                    len(self.log),
                 )
             else:
                 await self._save_state()
@@ -143,7 +149,7 @@ class Session:
             if self._idle:
                 self._idle.cancel()
             await self._writer.flush()
-        self._engine._forget(self)
+        self._engine.forget(self)
         self.closed.set()
         log.info("session_disposed client_id=%s", self.client_id)
 
@@ -160,7 +166,7 @@ class Session:
             self._touch()
             return
         log.info("session_idle client_id=%s", self.client_id)
-        self._engine._spawn(self.dispose(), name=f"dispose-{self.client_id}")
+        self._engine.spawn(self.dispose(), name=f"dispose-{self.client_id}")
 
     # --- turns -----------------------------------------------------------------------------
 
@@ -193,7 +199,7 @@ class Session:
             try:
                 await body(runner)
             except RecursionLimitExceeded as exc:
-                self._publish(ErrorOccurred, error=str(exc), where="turn")
+                self.publish(ErrorOccurred, error=str(exc), where="turn")
                 await runner.rescue_recursion()
             except SwarmError:
                 raise
@@ -203,7 +209,7 @@ class Session:
                 # Not the models' fault, and not the caller's: their turn is answered
                 # (measured: PostgreSQL restarting mid-call dropped the caller's socket).
                 log.error("turn_error client_id=%s error=%r", self.client_id, exc)
-                self._publish(ErrorOccurred, error=repr(exc)[:500], where="turn")
+                self.publish(ErrorOccurred, error=repr(exc)[:500], where="turn")
                 await runner.rescue_failure()
             finally:
                 _current_runner.reset(token)
@@ -271,11 +277,11 @@ class Session:
         await self._ensure_open()
         async with self._lock:
             last_user = max(
-                (m.seq for m in self._log if m.role is Role.USER and m.mode is Mode.USER), default=0
+                (m.seq for m in self.log if m.role is Role.USER and m.mode is Mode.USER), default=0
             )
             replies = [
                 (i, m)
-                for i, m in enumerate(self._log)
+                for i, m in enumerate(self.log)
                 if m.seq > last_user and m.role is Role.ASSISTANT and m.content
             ]
             if not replies:
@@ -289,7 +295,7 @@ class Session:
                 if heard.startswith(message.content):
                     heard = heard[len(message.content) :].strip()
                     continue
-                self._log[index] = replace(message, content=heard)
+                self.log.revise(index, heard)
                 await self._persist(
                     self._engine.store.revise_message, self.client_id, message.seq, heard
                 )
@@ -326,7 +332,7 @@ class Session:
     async def commit_tool_output(
         self, tool_id: str, content: str, *, agent_name: str | None = None
     ) -> None:
-        call = next((c for m in reversed(self._log) for c in m.tool_calls if c.id == tool_id), None)
+        call = next((c for m in reversed(self.log) for c in m.tool_calls if c.id == tool_id), None)
         message = Message(
             role=Role.TOOL,
             content=content,
@@ -391,7 +397,7 @@ class Session:
     async def _switch(self, target: str, stack: list[str]) -> None:
         previous, self._active, self._stack = self._active, target, stack
         await self._save_state()
-        self._publish(AgentChanged, agent=target, previous=previous, current=target)
+        self.publish(AgentChanged, agent=target, previous=previous, current=target)
         log.info("agent_changed client_id=%s from=%s to=%s", self.client_id, previous, target)
 
     # --- reads -----------------------------------------------------------------------------
@@ -406,12 +412,12 @@ class Session:
 
     async def get_raw_history(self) -> list[Message]:
         await self._ensure_open()
-        return list(self._log)
+        return list(self.log)
 
     async def get_agent_history(self, agent_name: str | None = None) -> list[Message]:
         await self._ensure_open()
         spec = self.agent_spec(agent_name)
-        return history.agent_view(self._log, spec.name, spec.keep_messages)
+        return history.agent_view(self.log, spec.name, spec.keep_messages)
 
     async def get_user_history(self) -> list[Message]:
         return history.user_messages(await self.get_raw_history())
@@ -434,7 +440,7 @@ class Session:
         await self._ensure_open()
         spoken = [
             m
-            for m in self._log
+            for m in self.log
             if m.role in (Role.USER, Role.ASSISTANT) and m.content and m.mode is Mode.USER
         ]
         user = ThreadView(
@@ -475,20 +481,35 @@ class Session:
         )
         return True
 
-    async def _append(self, message: Message) -> Message:
-        seq = (self._log[-1].seq if self._log else 0) + 1
-        message = replace(message, seq=seq, time=time.time())
-        self._log.append(message)
-        await self._persist(self._engine.store.append_message, self.client_id, message)
-        if message.role is Role.USER and message.mode is Mode.USER:
-            self._publish(
-                UserMessageEvent, agent=message.agent, content=message.content, message_seq=seq
+    def _main_log(self, messages: Iterable[Message]) -> ConversationLog:
+        store = self._engine.store
+        return caller_log(
+            messages,
+            persist=lambda m: self._persist(store.append_message, self.client_id, m),
+            publish=self.publish,
+        )
+
+    def _thread(self, info: ThreadInfo, messages: Iterable[Message]) -> ThreadState:
+        store = self._engine.store
+        return ThreadState.of(
+            info,
+            messages,
+            persist=lambda m: self._persist(
+                store.append_thread_message, self.client_id, info.id, m
+            ),
+            publish=self.publish,
+        )
+
+    async def open_thread(self, sender: str, recipient: str) -> ThreadState:
+        """The sender → recipient thread, made (and stored) on first use."""
+        thread_id = f"{self.client_id}/{sender}->{recipient}"
+        thread = self._threads.get(thread_id)
+        if thread is None:
+            thread = self._threads[thread_id] = self._thread(
+                ThreadInfo(thread_id, sender, recipient), ()
             )
-        elif message.role is Role.ASSISTANT and message.content:
-            self._publish(
-                AssistantMessageEvent, agent=message.agent, content=message.content, message_seq=seq
-            )
-        return message
+            await self._persist(self._engine.store.save_thread, self.client_id, thread.info)
+        return thread
 
     async def _save_state(self) -> None:
         await self._persist(
@@ -506,7 +527,7 @@ class Session:
     def unsaved_writes(self) -> int:
         return self._writer.pending
 
-    def _publish(self, kind: type[SwarmEvent], *, agent: str | None = None, **fields: Any) -> None:
+    def publish(self, kind: type[SwarmEvent], *, agent: str | None = None, **fields: Any) -> None:
         self._event_seq += 1
         event = kind(
             session_id=self.client_id,
@@ -517,10 +538,10 @@ class Session:
         )
         self._engine.bus.publish(event)
 
-    def _count_rescue(self, agent: str, reason: str, strategy: str, detail: str) -> None:
+    def count_rescue(self, agent: str, reason: str, strategy: str, detail: str) -> None:
         self.rescue_count += 1
         self._engine.rescue_counts[reason] += 1
-        self._publish(Rescued, agent=agent, reason=reason, strategy=strategy, detail=detail)
+        self.publish(Rescued, agent=agent, reason=reason, strategy=strategy, detail=detail)
         log.warning(
             "rescue client_id=%s agent=%s reason=%s strategy=%s",
             self.client_id,

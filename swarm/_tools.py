@@ -89,7 +89,7 @@ class ToolContext:
                 tool_name=self.call.name,
             )
         )
-        self.session._publish(
+        self.session.publish(
             ToolOutput,
             agent=self.agent_name,
             tool=self.call.name,
@@ -144,7 +144,7 @@ async def run_tool(runner: Runner, spec: ToolSpec, agent_name: str, call: ToolCa
     """Run one call; whatever happens, the model hears about it and the session lives on."""
     session = runner.session
     ctx = ToolContext(runner=runner, agent_name=agent_name, call=call, deps=session.deps)
-    session._publish(
+    session.publish(
         ToolCalled, agent=agent_name, tool=call.name, call_id=call.id, arguments=call.arguments
     )
     log.info("tool_call client_id=%s agent=%s tool=%s", session.client_id, agent_name, call.name)
@@ -164,9 +164,7 @@ async def run_tool(runner: Runner, spec: ToolSpec, agent_name: str, call: ToolCa
         log.exception(
             "tool_failed client_id=%s agent=%s tool=%s", session.client_id, agent_name, call.name
         )
-        session._publish(
-            ErrorOccurred, agent=agent_name, error=repr(exc), where=f"tool:{call.name}"
-        )
+        session.publish(ErrorOccurred, agent=agent_name, error=repr(exc), where=f"tool:{call.name}")
         failed, output = True, INTERNAL_FAILURE
     if output is not None:
         await ctx.commit_tool_output(output, failed=failed)

@@ -39,3 +39,28 @@ def test_a_package_imports_only_downstream(package: str) -> None:
         if imported(path) & FORBIDDEN[package]
     }
     assert not offenders
+
+
+def private_reaches(path: Path) -> list[str]:
+    """`x._name` where `x` is not `self` or `cls`: one module using another's insides."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.Attribute):
+            continue
+        name = node.attr
+        if not name.startswith("_") or name.startswith("__"):
+            continue
+        owner = node.value
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+            continue
+        found.append(f"{path.name}:{node.lineno} .{name}")
+    return found
+
+
+def test_no_swarm_module_reaches_into_another() -> None:
+    """The engine's modules talk through what they publish: a private member is its
+    module's to change (issue 22 found session._log, _append, _persist, engine._spawn)."""
+    offenders = [
+        reach for path in sorted((ROOT / "swarm").glob("_*.py")) for reach in private_reaches(path)
+    ]
+    assert offenders == []
