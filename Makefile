@@ -69,6 +69,7 @@ test:
 	$(MAKE) --no-print-directory -j2 model system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	url=$$(scripts/test-postgres start) && export CALLSWARM_TEST_POSTGRES_URL=$$url && rc=0 && \
 	  { $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal -m "not solo" || rc=$$?; } && \
 	  { $(BIN)/pytest -m solo || rc=$$?; } && exit $$rc
@@ -76,6 +77,7 @@ test:
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/hadolint docker/Dockerfile docker/kamailio/Dockerfile
 
 clean:

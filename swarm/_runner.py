@@ -209,7 +209,7 @@ class Runner:
         self.turn.steps += 1
         if self.turn.steps > self.turn.max_steps:
             raise RecursionLimitExceeded(self.turn.max_steps)
-        guard = SpeechGuard(self.session.registry.tools)
+        guard: SpeechGuard | None = SpeechGuard(self.session.registry.tools)
         routed = await self._screen(agent) or self._route(agent)
         if routed is None and self.turn.budget.spent:
             await self._fall_back(agent)

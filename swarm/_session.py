@@ -172,7 +172,7 @@ class Session:
 
     async def _in_turn(
         self,
-        body: Callable[[Runner], Awaitable[None]],
+        body: Callable[[Runner], Awaitable[object]],
         on_text: OnText | None = None,
         *,
         rescue: bool = False,

@@ -57,7 +57,8 @@ class GrammarSecond:
             shape=(candidates.size * _TOKEN_DATA.itemsize,),
         ).view(_TOKEN_DATA)
         best = int(np.argmax(view["logit"]))
-        self._one[0].id = int(view["id"][best])
+        # ctypes converts the int; typeshed sees only the field's C type.
+        self._one[0].id = int(view["id"][best])  # type: ignore[assignment]
         self._one[0].logit = float(view["logit"][best])
         self._one[0].p = 0.0
         self._llama_cpp.llama_sampler_apply(self._grammar, ctypes.byref(self._single))
@@ -91,7 +92,9 @@ def _init_sampler(llama: Any, original: Callable[..., Any], **params: Any) -> An
     llama_cpp.llama_sampler_chain_add(chain.sampler, ctypes.pointer(second.sampler))
     # LlamaSampler takes custom samplers out of the chain before freeing it, and keeps
     # them alive as long as the chain.
-    chain.custom_samplers.append((llama_cpp.llama_sampler_chain_n(chain.sampler) - 1, second))
+    chain.custom_samplers.append(  # the chain reads only `.sampler`, which ours has
+        (llama_cpp.llama_sampler_chain_n(chain.sampler) - 1, second)  # type: ignore[arg-type]
+    )
     chain.add_greedy()
     return chain
 

@@ -115,10 +115,10 @@ def _keep_streams() -> None:
     import llama_cpp._internals
     import llama_cpp.llama
 
-    llama_cpp._internals.suppress_stdout_stderr = _KeepStreams  # type: ignore[assignment,misc]
-    llama_cpp.llama.suppress_stdout_stderr = _KeepStreams  # type: ignore[assignment,misc]
+    llama_cpp._internals.suppress_stdout_stderr = _KeepStreams  # type: ignore[assignment,attr-defined]
+    llama_cpp.llama.suppress_stdout_stderr = _KeepStreams  # type: ignore[assignment,attr-defined]
 
-    @llama_cpp.llama_log_callback  # type: ignore[misc]
+    @llama_cpp.llama_log_callback
     def forward(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
         if level == _GGML_LOG_ERROR:
             log.info("llama_cpp_error message=%r", text.decode("utf-8", "replace").strip())
@@ -375,7 +375,7 @@ class LlamaCppBackend:
         key = json.dumps(tools, sort_keys=True)
         grammar = self._grammars.get(key)
         if grammar is None:
-            from llama_cpp import LlamaGrammar
+            from llama_cpp.llama_grammar import LlamaGrammar
 
             grammar = LlamaGrammar.from_string(output_grammar(tools), verbose=False)
             self._grammars[key] = grammar
