@@ -3,7 +3,7 @@
 It knows nothing of voice, SIP, HTTP or pharmacy. See docs/swarm.md.
 """
 
-from swarm._agency import TALK_TO_AGENT, ThreadView
+from swarm._agency import TALK_TO_AGENT
 from swarm._completion import (
     CompletionArgs,
     CompletionBackend,
@@ -60,13 +60,14 @@ from swarm._facade import (
     set_engine,
     validate,
 )
+from swarm._handle import SessionHandle, ToolContext
+from swarm._log import ThreadView
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import extract_tool_calls, find_leak
 from swarm._registry import USER, AgentSpec, RoutedCall, RoutedReply, SwarmSpec, ToolSpec
 from swarm._runner import Problem, RescueContext
 from swarm._session import Session, SessionState
 from swarm._store import MemoryStore, SessionSnapshot, SessionStore, ThreadInfo
-from swarm._tools import ToolContext
 from swarm._writer import StoreWriter
 from swarm.backends.scripted import Rule, ScriptedBackend
 from swarm.errors import (
@@ -116,6 +117,7 @@ __all__ = [
     "ScriptedBackend",
     "Session",
     "SessionClosed",
+    "SessionHandle",
     "SessionSnapshot",
     "SessionState",
     "SessionStore",

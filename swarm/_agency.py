@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel, Field
 
@@ -21,18 +21,24 @@ from swarm._events import (
     ThreadMessageEvent,
     UserMessageEvent,
 )
-from swarm._log import ConversationLog, Persist
+from swarm._handle import ToolContext
+from swarm._log import ConversationLog, Persist, ThreadView
 from swarm._messages import Message, Mode, Role
 from swarm._registry import USER, AgentSpec, SwarmSpec, ToolSpec
-from swarm._runner import Runner, Turn
+from swarm._runner import Runner
 from swarm._store import ThreadInfo
+from swarm._turn import Turn, TurnHost
 from swarm.errors import CommunicationRefused, ToolError
 
-if TYPE_CHECKING:
-    from swarm._session import Session
-    from swarm._tools import ToolContext
-
 TALK_TO_AGENT = "talk_to_agent"
+
+
+class AgencyHost(TurnHost, Protocol):
+    """The session, as its conversations and threads use it."""
+
+    log: ConversationLog
+
+    async def open_thread(self, sender: str, recipient: str) -> ThreadState: ...
 
 
 def system_prompt(swarm: SwarmSpec, agent: AgentSpec, extra: str = "") -> str:
@@ -67,7 +73,7 @@ class MainConversation:
 
     in_thread = False
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: AgencyHost) -> None:
         self._session = session
 
     def agent(self) -> AgentSpec:
@@ -81,14 +87,6 @@ class MainConversation:
 
     async def commit(self, message: Message) -> Message:
         return await self._session.log.append(message)
-
-
-@dataclass(frozen=True, slots=True)
-class ThreadView:
-    id: str
-    sender: str
-    recipient: str
-    messages: tuple[Message, ...]
 
 
 @dataclass
@@ -129,7 +127,7 @@ class ThreadConversation:
 
     in_thread = True
 
-    def __init__(self, session: Session, thread: ThreadState) -> None:
+    def __init__(self, session: AgencyHost, thread: ThreadState) -> None:
         self._session = session
         self._thread = thread
 
@@ -152,14 +150,13 @@ class ThreadConversation:
         return await self._thread.log.append(message)
 
 
-async def talk(session: Session, runner: Runner, sender: str, recipient: str, text: str) -> str:
+async def talk(session: AgencyHost, parent: Turn, sender: str, recipient: str, text: str) -> str:
     if not session.swarm.may_talk(sender, recipient):
-        raise CommunicationRefused(sender, recipient)
+        raise CommunicationRefused(sender, recipient, session.swarm.recipients_of(sender))
     conversation = ThreadConversation(session, await session.open_thread(sender, recipient))
     await conversation.commit(Message(role=Role.USER, content=text, agent=sender))
     # The recipient's words go back to the sender, never to the caller: a child turn
     # that shares only the step budget.
-    parent = runner.turn
     child = Turn(
         entered=set(), max_steps=parent.max_steps, steps=parent.steps, budget=parent.budget
     )
@@ -179,7 +176,7 @@ async def _talk_to_agent(ctx: ToolContext, params: TalkToAgentParams) -> str:
     try:
         reply = await ctx.session.talk(ctx.agent_name, params.recipient, params.message)
     except CommunicationRefused as exc:
-        allowed = ", ".join(ctx.session.swarm.recipients_of(ctx.agent_name)) or "nobody"
+        allowed = ", ".join(exc.allowed) or "nobody"
         raise ToolError(f"{exc}. You may talk to: {allowed}.") from exc
     return reply or f"{params.recipient} gave no answer."
 

@@ -10,10 +10,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from swarm._session import Session
+from swarm._handle import SessionHandle
 
 log = logging.getLogger("swarm.connection")
 
@@ -21,7 +19,9 @@ Send = Callable[[str], Awaitable[None]]
 
 
 class Connection:
-    def __init__(self, session: Session, send: Send, *, debounce: float | None = None) -> None:
+    def __init__(
+        self, session: SessionHandle, send: Send, *, debounce: float | None = None
+    ) -> None:
         self.session = session
         self._send = send
         self._debounce = debounce

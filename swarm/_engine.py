@@ -21,6 +21,7 @@ from swarm._completion import (
 )
 from swarm._connection import Connection, Send
 from swarm._events import EventBus
+from swarm._handle import SessionHandle
 from swarm._registry import (
     DEFAULT_PLACEHOLDER,
     DEFAULT_RESCUE,
@@ -37,9 +38,9 @@ from swarm._registry import (
     as_tuple,
     unique,
 )
-from swarm._runner import Budget
 from swarm._session import Session
 from swarm._store import MemoryStore, SessionStore
+from swarm._turn import Budget
 from swarm.errors import ConfigurationError
 
 log = logging.getLogger("swarm.engine")
@@ -228,7 +229,7 @@ class Engine:
             if close is not None:
                 await close()
 
-    def forget(self, session: Session) -> None:
+    def forget(self, session: SessionHandle) -> None:
         """A disposed session leaves the table; the next `session()` loads afresh."""
         if self._sessions.get(session.client_id) is session:
             del self._sessions[session.client_id]

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import overload
 
 from swarm._messages import Message
 
 Persist = Callable[[Message], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadView:
+    """A thread as the console and the agency's readers see it."""
+
+    id: str
+    sender: str
+    recipient: str
+    messages: tuple[Message, ...]
+
+
 Announce = Callable[[Message], None]
 
 

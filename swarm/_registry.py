@@ -4,27 +4,24 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
 from swarm._completion import CompletionBackend
+from swarm._handle import SessionHandle, ToolContext
 from swarm.errors import ConfigurationError
 
-if TYPE_CHECKING:
-    from swarm._session import Session
-    from swarm._tools import ToolContext
-
-ToolCall = Callable[["ToolContext", Any], Awaitable[Any]]
+ToolCall = Callable[[ToolContext, Any], Awaitable[Any]]
 # (session, agent_name): may read the session's history to offer a tool only when it can apply.
-IsAvailable = Callable[["Session", str], bool | Awaitable[bool]]
+IsAvailable = Callable[[SessionHandle, str], bool | Awaitable[bool]]
 RescueStep = Literal["recomplete", "flush"] | Callable[..., Awaitable[str | None]]
 # Code's look at the caller's words before any agent's router or model, whichever agent
 # holds the caller: a business's rules that no model may override (safety, consent).
-Screen = Callable[["Session", str], Awaitable["RoutedCall | RoutedReply | None"]]
+Screen = Callable[[SessionHandle, str], Awaitable["RoutedCall | RoutedReply | None"]]
 # What code says when a turn has used its model calls or its time: words from facts,
 # a clarifying question, or the offer of a person, never a model's guess.
-Fallback = Callable[["Session", str], Awaitable[str]]
+Fallback = Callable[[SessionHandle, str], Awaitable[str]]
 
 USER = "user"  # the caller's pseudo-agent in a communication graph
 DEFAULT_RESCUE: tuple[RescueStep, ...] = ("recomplete", "flush")

@@ -16,27 +16,21 @@ import itertools
 import logging
 import re
 import time
-from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
 
 from swarm._completion import CompletionArgs, CompletionTiming, TextDelta, WarmingBackend
 from swarm._guard import SpeechGuard
+from swarm._handle import SessionHandle
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import extract_tool_calls, find_leak
 from swarm._registry import AgentSpec, RoutedReply, ToolSpec
 from swarm._tools import run_tool, validate_arguments
+from swarm._turn import Conversation, Turn, TurnHost
 from swarm.errors import CompletionError, CompletionTimeout, RecursionLimitExceeded, ToolError
-
-if TYPE_CHECKING:
-    from swarm._session import Session
 
 log = logging.getLogger("swarm.runner")
 _call_ids = itertools.count(1)
-
-OnText = Callable[[str], Awaitable[None]]
 
 
 class Problem(StrEnum):
@@ -83,29 +77,6 @@ def echoes(reply: str, internal: list[str], span: int = 6) -> bool:
     return False
 
 
-@dataclass
-class Budget:
-    """What one caller turn may spend on models, shared by its threads between agents."""
-
-    max_model_calls: int | None = None
-    deadline: float | None = None  # time.monotonic() by which the caller must hear an answer
-    model_calls: int = 0
-
-    def remaining(self) -> float | None:
-        return None if self.deadline is None else self.deadline - time.monotonic()
-
-    def postpone(self, seconds: float) -> None:
-        """The caller's wait for a model that was still warming is not the model's slowness."""
-        if self.deadline is not None:
-            self.deadline += seconds
-
-    @property
-    def spent(self) -> bool:
-        left = self.remaining()
-        calls = self.max_model_calls is not None and self.model_calls >= self.max_model_calls
-        return calls or (left is not None and left <= 0)
-
-
 @dataclass(frozen=True, slots=True)
 class Verdict:
     problem: Problem
@@ -116,48 +87,14 @@ class Verdict:
 class RescueContext:
     """What a custom rescue callable receives."""
 
-    session: Session
+    session: SessionHandle
     agent: AgentSpec
     problem: Problem
     detail: str
 
 
-@dataclass
-class Turn:
-    """State that lives exactly as long as one caller turn (or one `execute` from outside)."""
-
-    entered: set[str]
-    max_steps: int
-    on_text: OnText | None = None
-    steps: int = 0
-    spoken: list[str] = field(default_factory=list)
-    stop_tools: bool = False
-    cancelled: bool = False
-    argument_failures: Counter[str] = field(default_factory=Counter)
-    routed: set[str] = field(default_factory=set)  # agents whose router has had its look
-    budget: Budget = field(default_factory=Budget)
-    screened: bool = False
-    screen_handed_on: bool = False  # the screen's call was not the first agent's to make
-
-    @property
-    def output(self) -> str:
-        return "" if self.cancelled else " ".join(t for t in self.spoken if t)
-
-
-class Conversation(Protocol):
-    in_thread: bool
-
-    def agent(self) -> AgentSpec: ...
-
-    def view(self, agent: AgentSpec) -> list[Message]: ...
-
-    def system_prompt(self, agent: AgentSpec) -> str: ...
-
-    async def commit(self, message: Message) -> Message: ...
-
-
 class Runner:
-    def __init__(self, session: Session, conversation: Conversation, turn: Turn) -> None:
+    def __init__(self, session: TurnHost, conversation: Conversation, turn: Turn) -> None:
         self.session = session
         self.conversation = conversation
         self.turn = turn

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import suppress
 from contextvars import ContextVar
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from swarm import _history as history
 from swarm._agency import (
@@ -33,16 +33,15 @@ from swarm._events import (
     Rescued,
     SwarmEvent,
 )
+from swarm._handle import OnText
 from swarm._log import ConversationLog
 from swarm._messages import Message, Mode, Role
 from swarm._registry import AgentSpec, Registry, SwarmSpec
-from swarm._runner import OnText, Runner, Turn
+from swarm._runner import Runner
 from swarm._store import ThreadInfo
+from swarm._turn import EngineHost, Turn
 from swarm._writer import StoreWriter
 from swarm.errors import NavigationError, RecursionLimitExceeded, SessionClosed, SwarmError
-
-if TYPE_CHECKING:
-    from swarm._engine import Engine
 
 log = logging.getLogger("swarm.session")
 
@@ -58,7 +57,7 @@ class SessionState(Enum):
 
 
 class Session:
-    def __init__(self, engine: Engine, client_id: str, swarm: SwarmSpec) -> None:
+    def __init__(self, engine: EngineHost, client_id: str, swarm: SwarmSpec) -> None:
         self.client_id = client_id
         self.swarm = swarm
         self.state = SessionState.NEW
@@ -455,8 +454,8 @@ class Session:
         """Send `text` over the sender → recipient thread and return the recipient's reply."""
         runner = _current_runner.get()
         if runner is None or runner.session is not self:
-            return await self._in_turn_result(lambda r: talk(self, r, sender, recipient, text))
-        return await talk(self, runner, sender, recipient, text)
+            return await self._in_turn_result(lambda r: talk(self, r.turn, sender, recipient, text))
+        return await talk(self, runner.turn, sender, recipient, text)
 
     async def _in_turn_result(self, body: Callable[[Runner], Awaitable[str]]) -> str:
         result: list[str] = []

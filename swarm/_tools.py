@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from swarm._events import ErrorOccurred, ToolCalled, ToolOutput
 from swarm._messages import Message, Role, ToolCall
 from swarm._registry import ToolSpec
+from swarm._turn import ToolDriver, TurnHost
 from swarm.errors import (
     CommunicationRefused,
     NavigationError,
@@ -19,10 +20,6 @@ from swarm.errors import (
     ToolArgumentsInvalid,
     ToolError,
 )
-
-if TYPE_CHECKING:
-    from swarm._runner import Runner
-    from swarm._session import Session
 
 log = logging.getLogger("swarm.tools")
 
@@ -55,17 +52,17 @@ def render_output(value: Any) -> str:
 
 
 @dataclass
-class ToolContext:
-    """Handed to every tool call: who called, and the verbs a tool may use."""
+class ToolRun:
+    """One tool call's context: the tool sees it as a `swarm.ToolContext`."""
 
-    runner: Runner
+    runner: ToolDriver
     agent_name: str
     call: ToolCall
     deps: Any = None
     output_committed: bool = field(default=False, init=False)
 
     @property
-    def session(self) -> Session:
+    def session(self) -> TurnHost:
         return self.runner.session
 
     @property
@@ -140,10 +137,10 @@ class ToolContext:
             raise NavigationError("agents cannot be changed from inside a thread between agents")
 
 
-async def run_tool(runner: Runner, spec: ToolSpec, agent_name: str, call: ToolCall) -> None:
+async def run_tool(runner: ToolDriver, spec: ToolSpec, agent_name: str, call: ToolCall) -> None:
     """Run one call; whatever happens, the model hears about it and the session lives on."""
     session = runner.session
-    ctx = ToolContext(runner=runner, agent_name=agent_name, call=call, deps=session.deps)
+    ctx = ToolRun(runner=runner, agent_name=agent_name, call=call, deps=session.deps)
     session.publish(
         ToolCalled, agent=agent_name, tool=call.name, call_id=call.id, arguments=call.arguments
     )

@@ -16,6 +16,8 @@ A failing store raises nothing: its writes are kept and retried (see _writer.py)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class SwarmError(Exception):
     """Base of every error the swarm raises on purpose."""
@@ -65,7 +67,8 @@ class ToolArgumentsInvalid(ToolError):
 
 
 class CommunicationRefused(SwarmError):
-    def __init__(self, sender: str, recipient: str) -> None:
+    def __init__(self, sender: str, recipient: str, allowed: Sequence[str] = ()) -> None:
         self.sender = sender
         self.recipient = recipient
+        self.allowed = tuple(allowed)  # whom the sender may talk to
         super().__init__(f"{sender} may not talk to {recipient}")

@@ -64,3 +64,60 @@ def test_no_swarm_module_reaches_into_another() -> None:
         reach for path in sorted((ROOT / "swarm").glob("_*.py")) for reach in private_reaches(path)
     ]
     assert offenders == []
+
+
+def swarm_edges() -> dict[str, set[str]]:
+    """Each swarm module's imports of its siblings: at the top, in functions and under
+    `if TYPE_CHECKING:` alike (ast.walk sees them all)."""
+    edges: dict[str, set[str]] = {}
+    for path in (ROOT / "swarm").glob("*.py"):
+        here = path.stem
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                parts = node.module.split(".")
+                if parts[0] == "swarm" and len(parts) > 1:
+                    found.add(parts[1])
+                elif node.module == "swarm":  # from swarm import _history
+                    found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 1:
+                found |= {node.module.split(".")[0]} if node.module else set()
+            elif isinstance(node, ast.Import):
+                found |= {a.name.split(".")[1] for a in node.names if a.name.startswith("swarm.")}
+        siblings = {p.stem for p in (ROOT / "swarm").glob("*.py")}
+        edges[here] = (found & siblings) - {here, "__init__"}
+    return edges
+
+
+def cycle_in(edges: dict[str, set[str]]) -> list[str]:
+    """One import cycle, as the modules in order; [] if there is none."""
+    state: dict[str, str] = {}
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = "open"
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == "open":
+                return path[path.index(nxt) :] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        state[node] = "done"
+        path.pop()
+        return []
+
+    for start in sorted(edges):
+        if start not in state and (found := visit(start)):
+            return found
+    return []
+
+
+def test_the_cycle_finder_finds_one() -> None:
+    assert cycle_in({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert cycle_in({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+
+
+def test_swarm_modules_import_one_way_even_for_type_checking() -> None:
+    """Issue 22: seven of them were one cycle through `TYPE_CHECKING` imports. The
+    session and the runner are typed against protocols below them instead."""
+    assert cycle_in(swarm_edges()) == []
