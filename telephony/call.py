@@ -32,8 +32,7 @@ from voice.events import (
 )
 from voice.frames import AudioFrame
 from voice.session import Responder, VoiceSession
-from voice.stt import WhisperSTT
-from voice.tts import PiperTTS
+from voice.speech import SpeechToText, TextToSpeech
 from voice.turn import EndOfTurn
 
 log = logging.getLogger("telephony.call")
@@ -107,8 +106,8 @@ class PhoneCall:
         client_id: str,
         hooks: CallHooks,
         *,
-        stt: WhisperSTT,
-        tts: PiperTTS,
+        stt: SpeechToText,
+        tts: TextToSpeech,
         rtp_timeout: float,
         turn: EndOfTurn | None = None,
     ) -> None:

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 from telephony.adapter import AdaptedCall, AdaptedPhone
 from telephony.call import CallHooks, CallSummary, PhoneCall, caller_client_id
-from voice.stt import WhisperSTT
-from voice.tts import PiperTTS
+from voice.speech import SpeechToText, TextToSpeech
 from voice.turn import EndOfTurn
 
 log = logging.getLogger("telephony.endpoint")
@@ -41,8 +40,8 @@ class SipEndpoint:
         config: SipConfig,
         hooks: CallHooks,
         *,
-        stt: WhisperSTT,
-        tts: PiperTTS,
+        stt: SpeechToText,
+        tts: TextToSpeech,
         turn: EndOfTurn | None = None,
     ) -> None:
         self.config = config

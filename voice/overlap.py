@@ -29,7 +29,7 @@ from typing import Protocol
 import numpy as np
 from rapidfuzz import fuzz
 
-from voice.stt import Transcript
+from voice.speech import Transcript
 
 log = logging.getLogger("voice.overlap")
 

@@ -45,8 +45,7 @@ from voice.overlap import read_aside
 from voice.recording import Recording
 from voice.resample import StreamResampler, resample
 from voice.sentences import SentenceSplitter
-from voice.stt import Transcript, WhisperSTT
-from voice.tts import PiperTTS
+from voice.speech import SpeechToText, TextToSpeech, Transcript
 from voice.turn import EndOfTurn, TurnEnd, TurnVerdict, spoken, when_over
 from voice.vad import (
     SpeechEnded,
@@ -269,8 +268,8 @@ class VoiceSession:
         session_id: str,
         responder: Responder,
         *,
-        stt: WhisperSTT,
-        tts: PiperTTS,
+        stt: SpeechToText,
+        tts: TextToSpeech,
         vad: VadConfig | None = None,
         turn: EndOfTurn | None = None,
         output_rate: int = 16000,

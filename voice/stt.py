@@ -30,7 +30,6 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Literal
@@ -38,6 +37,8 @@ from typing import Literal
 import numpy as np
 from rapidfuzz import fuzz
 from threadpoolctl import threadpool_limits
+
+from voice.speech import Transcript, Word
 
 log = logging.getLogger("voice.stt")
 
@@ -52,28 +53,6 @@ SILENCE_AFTER_S = 2.0
 TOKENS_PER_SECOND_OF_AUDIO = 50
 # Encoder outputs kept for the same audio decoded again (one per decode worker, and one).
 ENCODED_KEPT = 3
-
-
-@dataclass(frozen=True, slots=True)
-class Transcript:
-    text: str
-    confidence: float  # mean token probability, 0 to 1
-    audio_s: float
-    decode_s: float
-    # The beam's other readings, best first (`WhisperSTT(alternatives=N)`).
-    alternatives: tuple[str, ...] = ()
-    # Whisper's own probability that the audio holds no speech at all.
-    no_speech: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Word:
-    """A word of a transcript and where Whisper placed it, in seconds from the audio's
-    start. Punctuation is a word of its own."""
-
-    text: str
-    start: float
-    end: float
 
 
 def bundled_whisper() -> Path:

@@ -46,7 +46,7 @@ from typing import Protocol
 
 import numpy as np
 
-from voice.stt import Word
+from voice.speech import Word
 
 log = logging.getLogger("voice.turn")
 

@@ -13,8 +13,7 @@ from sqlalchemy.engine import Engine as Database
 from swarm import Engine
 from voice.events import TurnMetricsEvent
 from voice.session import Responder
-from voice.stt import WhisperSTT
-from voice.tts import PiperTTS
+from voice.speech import SpeechToText, TextToSpeech
 from voice.turn import EndOfTurn
 from web.auth import OperatorAuth
 from web.callers import CallerKeys
@@ -43,8 +42,8 @@ class Readiness(BaseModel):
 
 @dataclass(frozen=True, slots=True)
 class VoiceEngines:
-    stt: WhisperSTT
-    tts: PiperTTS
+    stt: SpeechToText
+    tts: TextToSpeech
     # Judges whether a caller who paused is done; None: a fixed silence ends the turn.
     turn: EndOfTurn | None = None
 

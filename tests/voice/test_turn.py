@@ -17,7 +17,7 @@ from voice.degrade import telephone
 from voice.events import SpeechEndedEvent, SpeechStartedEvent, TurnJudgedEvent
 from voice.frames import AudioFrame
 from voice.session import VoiceSession
-from voice.stt import Word
+from voice.speech import Word
 from voice.turn import (
     FixedTurn,
     SmartTurn,

@@ -1,0 +1,63 @@
+"""The speech engines' fakes drive the whole loop, real VAD and swarm included, with
+no model loaded: what tests not about recognition or synthesis can use."""
+
+from __future__ import annotations
+
+import numpy as np
+import webrtcvad
+
+from callswarm.app import build_services
+from callswarm.settings import Settings
+from callswarm.voice_bridge import SwarmResponder
+from voice.events import ReplyAudioEvent, ReplyDoneEvent, TranscriptEvent, TurnMetricsEvent
+from voice.fakes import FakeSTT, FakeTTS, buzz
+from voice.frames import AudioFrame
+from voice.session import VoiceSession
+from voice.speech import SpeechToText, TextToSpeech
+
+from .speech import frames, silence
+from .waiting import next_of
+
+
+def test_the_fakes_are_the_engines_ports() -> None:
+    stt: SpeechToText = FakeSTT()
+    tts: TextToSpeech = FakeTTS()
+    assert stt.on_decode is None and tts.sample_rate == 22050
+
+
+def test_the_buzz_is_speech_to_the_vad_and_silence_is_not() -> None:
+    # A VAD for each: webrtcvad holds on to speech for a few frames after it ends.
+    heard, unheard = webrtcvad.Vad(3), webrtcvad.Vad(3)
+    spoken = [heard.is_speech(f, 16000) for f in frames(buzz(1.0))]
+    quiet = [unheard.is_speech(f, 16000) for f in frames(silence(1.0))]
+    assert all(spoken) and not any(quiet)
+
+
+async def test_a_turn_through_the_loop_on_the_fakes(tmp_path) -> None:
+    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+    stt, tts = FakeSTT(["Do you have any ibuprofen?"]), FakeTTS()
+    decodes: list[float] = []
+    stt.on_decode = decodes.append
+    try:
+        session = services.engine.session("web-fakes", services.swarm)
+        voice = VoiceSession("web-fakes", SwarmResponder(session), stt=stt, tts=tts, realtime=False)
+        for chunk in frames(silence(0.5) + buzz(1.5) + silence(1.0)):
+            await voice.push(AudioFrame(chunk, 16000))
+        events: list = []
+        done = await next_of(voice, ReplyDoneEvent, events)
+        metrics = await next_of(voice, TurnMetricsEvent, events)
+        [transcript] = [e for e in events if isinstance(e, TranscriptEvent)]
+        assert transcript.text == "Do you have any ibuprofen?"
+        # The VAD cut one utterance of about the buzz's length, pre-roll included.
+        assert len(stt.heard) == 1 and 1.4 < len(stt.heard[0]) / 32000 < 2.2
+        assert decodes == [0.0]
+        # The swarm answered it, and the fake voice spoke each sentence of the reply.
+        assert "Ibuprofen" in done.text
+        assert " ".join(tts.spoken) == done.text
+        audio = b"".join(e.frame.pcm for e in events if isinstance(e, ReplyAudioEvent))
+        assert np.frombuffer(audio, "<i2").std() > 500
+        assert await session.get_last_assistant_message() == done.text
+        assert metrics.metrics.voice_to_voice_s is not None
+        await voice.close()
+    finally:
+        await services.aclose()
