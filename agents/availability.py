@@ -14,14 +14,14 @@ from agents.guards import ELSEWHERE_WORDS, PERSON_WORDS
 from agents.screen import accepts_offer, asks_for_person
 from models import orders
 from models.search import content_words
-from swarm import Session
+from swarm import SessionHandle
 
 
-async def _said(session: Session) -> str:
+async def _said(session: SessionHandle) -> str:
     return await session.get_last_user_message() or ""
 
 
-async def caller_asked_for_person(session: Session, agent: str) -> bool:
+async def caller_asked_for_person(session: SessionHandle, agent: str) -> bool:
     """Asked for one, or said yes when a person was offered (after a safety answer, or
     when the agents could not answer in time)."""
     said = await _said(session)
@@ -33,18 +33,18 @@ async def caller_asked_for_person(session: Session, agent: str) -> bool:
     return await accepts_offer(pharmacy, last, said)
 
 
-async def caller_wants_something(session: Session, agent: str) -> bool:
+async def caller_wants_something(session: SessionHandle, agent: str) -> bool:
     """Sales has something to do: the caller said more than hours, address or pleasantries."""
     said = await _said(session)
     return any(not ELSEWHERE_WORDS.search(word) for word in content_words(said))
 
 
-async def caller_asked_elsewhere(session: Session, agent: str) -> bool:
+async def caller_asked_elsewhere(session: SessionHandle, agent: str) -> bool:
     said = await _said(session)
     return bool(ELSEWHERE_WORDS.search(said) or PERSON_WORDS.search(said))
 
 
-async def _pending(session: Session) -> orders.OrderView | None:
+async def _pending(session: SessionHandle) -> orders.OrderView | None:
     pharmacy = session.deps
     assert isinstance(pharmacy, Pharmacy)
 
@@ -57,11 +57,11 @@ async def _pending(session: Session) -> orders.OrderView | None:
     return await pharmacy.run(work)
 
 
-async def order_in_progress(session: Session, agent: str) -> bool:
+async def order_in_progress(session: SessionHandle, agent: str) -> bool:
     view = await _pending(session)
     return view is not None and bool(view.lines)
 
 
-async def order_read_back(session: Session, agent: str) -> bool:
+async def order_read_back(session: SessionHandle, agent: str) -> bool:
     view = await _pending(session)
     return view is not None and bool(view.lines) and view.read_back_revision == view.revision

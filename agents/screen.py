@@ -54,7 +54,7 @@ from agents.variants import resolve, variant_words
 from models import orders
 from models.search import content_words, search_products
 from models.shop import Product
-from swarm import RoutedCall, RoutedReply, Session
+from swarm import RoutedCall, RoutedReply, SessionHandle
 
 log = logging.getLogger("agents.screen")
 
@@ -165,14 +165,14 @@ def facts(pharmacy: Pharmacy, said: str) -> str | None:
     return " ".join(parts) or None
 
 
-def _pharmacy(session: Session) -> Pharmacy:
+def _pharmacy(session: SessionHandle) -> Pharmacy:
     deps = session.deps
     if not isinstance(deps, Pharmacy):
         raise RuntimeError("the pharmacy screen needs Engine(deps=Pharmacy(...))")
     return deps
 
 
-async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedReply | None:
+async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | RoutedReply | None:
     pharmacy = _pharmacy(session)
     last = await session.get_last_assistant_message() or ""
     concern = safety.screen(said, pharmacy.shop.safety)
@@ -226,7 +226,7 @@ async def pharmacy_screen(session: Session, said: str) -> RoutedCall | RoutedRep
     return None
 
 
-async def _after_self_harm(session: Session, lines: safety.SafetyLines) -> bool:
+async def _after_self_harm(session: SessionHandle, lines: safety.SafetyLines) -> bool:
     replies = await session.get_assistant_history()
     return any(safety.raised_self_harm(m.content, lines) for m in replies)
 
@@ -298,7 +298,7 @@ def _offered_pick(db: Db, options: list[str], said: str) -> Product | None:
 
 
 async def _picked(
-    pharmacy: Pharmacy, session: Session, said: str, options: list[str]
+    pharmacy: Pharmacy, session: SessionHandle, said: str, options: list[str]
 ) -> RoutedCall | None:
     """The option the caller chose by a variant word ("the gel one", "the 400s")."""
     if not options:
@@ -334,7 +334,7 @@ async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | Non
     return await pharmacy.run(work)
 
 
-async def pharmacy_fallback(session: Session, said: str) -> str:
+async def pharmacy_fallback(session: SessionHandle, said: str) -> str:
     """Code's words when the models could not answer in time: never silence, never a guess."""
     pharmacy = _pharmacy(session)
     known = facts(pharmacy, said)

@@ -36,7 +36,7 @@ TALK_TO_AGENT = "talk_to_agent"
 class AgencyHost(TurnHost, Protocol):
     """The session, as its conversations and threads use it."""
 
-    log: ConversationLog
+    messages: ConversationLog  # the caller's conversation
 
     async def open_thread(self, sender: str, recipient: str) -> ThreadState: ...
 
@@ -80,13 +80,13 @@ class MainConversation:
         return self._session.agent_spec()
 
     def view(self, agent: AgentSpec) -> list[Message]:
-        return history.agent_view(self._session.log, agent.name, agent.keep_messages)
+        return history.agent_view(self._session.messages, agent.name, agent.keep_messages)
 
     def system_prompt(self, agent: AgentSpec) -> str:
         return system_prompt(self._session.swarm, agent)
 
     async def commit(self, message: Message) -> Message:
-        return await self._session.log.append(message)
+        return await self._session.messages.append(message)
 
 
 @dataclass

@@ -230,12 +230,14 @@ class Engine:
                 await close()
 
     def forget(self, session: SessionHandle) -> None:
-        """A disposed session leaves the table; the next `session()` loads afresh."""
+        """For `Session.dispose` only: the session leaves the table, and the next
+        `session()` loads afresh. A live session forgotten would have a twin."""
         if self._sessions.get(session.client_id) is session:
             del self._sessions[session.client_id]
 
     def spawn(self, coro: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task[Any]:
-        """A task of the engine's own (an idle session's disposal): awaited on close."""
+        """For the engine's sessions: a task of the engine's own (an idle session's
+        disposal), awaited on close."""
         task = asyncio.get_running_loop().create_task(coro, name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

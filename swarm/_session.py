@@ -66,7 +66,9 @@ class Session:
         self._engine = engine
         self._lock = asyncio.Lock()
         self._load_lock = asyncio.Lock()
-        self.log = self._main_log(())
+        # The caller's conversation. Read it through the `get_*` verbs: appending here
+        # (the engine's agency module does) bypasses the turn lock.
+        self.messages = self._main_log(())
         self._active = swarm.default_agent
         self._stack: list[str] = []
         self._threads: dict[str, ThreadState] = {}
@@ -122,7 +124,7 @@ class Session:
                 return
             snapshot = await self._engine.store.load(self.client_id)
             if snapshot is not None and snapshot.active_agent in self.swarm.agents:
-                self.log = self._main_log(snapshot.messages)
+                self.messages = self._main_log(snapshot.messages)
                 self._active = snapshot.active_agent
                 self._stack = [a for a in snapshot.nav_stack if a in self.swarm.agents]
                 for info, messages in snapshot.threads:
@@ -131,7 +133,7 @@ class Session:
                     "session_resumed client_id=%s agent=%s messages=%d",
                     self.client_id,
                     self._active,
-                    len(self.log),
+                    len(self.messages),
                 )
             else:
                 await self._save_state()
@@ -276,11 +278,12 @@ class Session:
         await self._ensure_open()
         async with self._lock:
             last_user = max(
-                (m.seq for m in self.log if m.role is Role.USER and m.mode is Mode.USER), default=0
+                (m.seq for m in self.messages if m.role is Role.USER and m.mode is Mode.USER),
+                default=0,
             )
             replies = [
                 (i, m)
-                for i, m in enumerate(self.log)
+                for i, m in enumerate(self.messages)
                 if m.seq > last_user and m.role is Role.ASSISTANT and m.content
             ]
             if not replies:
@@ -294,7 +297,7 @@ class Session:
                 if heard.startswith(message.content):
                     heard = heard[len(message.content) :].strip()
                     continue
-                self.log.revise(index, heard)
+                self.messages.revise(index, heard)
                 await self._persist(
                     self._engine.store.revise_message, self.client_id, message.seq, heard
                 )
@@ -331,7 +334,9 @@ class Session:
     async def commit_tool_output(
         self, tool_id: str, content: str, *, agent_name: str | None = None
     ) -> None:
-        call = next((c for m in reversed(self.log) for c in m.tool_calls if c.id == tool_id), None)
+        call = next(
+            (c for m in reversed(self.messages) for c in m.tool_calls if c.id == tool_id), None
+        )
         message = Message(
             role=Role.TOOL,
             content=content,
@@ -411,12 +416,12 @@ class Session:
 
     async def get_raw_history(self) -> list[Message]:
         await self._ensure_open()
-        return list(self.log)
+        return list(self.messages)
 
     async def get_agent_history(self, agent_name: str | None = None) -> list[Message]:
         await self._ensure_open()
         spec = self.agent_spec(agent_name)
-        return history.agent_view(self.log, spec.name, spec.keep_messages)
+        return history.agent_view(self.messages, spec.name, spec.keep_messages)
 
     async def get_user_history(self) -> list[Message]:
         return history.user_messages(await self.get_raw_history())
@@ -439,7 +444,7 @@ class Session:
         await self._ensure_open()
         spoken = [
             m
-            for m in self.log
+            for m in self.messages
             if m.role in (Role.USER, Role.ASSISTANT) and m.content and m.mode is Mode.USER
         ]
         user = ThreadView(
@@ -500,7 +505,8 @@ class Session:
         )
 
     async def open_thread(self, sender: str, recipient: str) -> ThreadState:
-        """The sender → recipient thread, made (and stored) on first use."""
+        """The sender → recipient thread, made (and stored) on first use. For the
+        engine's agency module; code outside the engine calls `talk`."""
         thread_id = f"{self.client_id}/{sender}->{recipient}"
         thread = self._threads.get(thread_id)
         if thread is None:
@@ -527,6 +533,7 @@ class Session:
         return self._writer.pending
 
     def publish(self, kind: type[SwarmEvent], *, agent: str | None = None, **fields: Any) -> None:
+        """For the engine's modules (runner, tools, agency): one event of this session."""
         self._event_seq += 1
         event = kind(
             session_id=self.client_id,
@@ -538,6 +545,7 @@ class Session:
         self._engine.bus.publish(event)
 
     def count_rescue(self, agent: str, reason: str, strategy: str, detail: str) -> None:
+        """For the engine's runner: a rescued model output, counted and told."""
         self.rescue_count += 1
         self._engine.rescue_counts[reason] += 1
         self.publish(Rescued, agent=agent, reason=reason, strategy=strategy, detail=detail)

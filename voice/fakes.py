@@ -9,12 +9,13 @@ loop can then speak `FakeTTS` audio as its caller and script what was "heard".
 from __future__ import annotations
 
 import math
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from voice.speech import Transcript, Word
+from voice.speech import SpeechToText, TextToSpeech, Transcript, Word
 
 RATE = 16000
 # Speech runs near 13 characters a second; a reply's length in the fake follows it.
@@ -46,18 +47,35 @@ class FakeTTS:
 
 
 class FakeSTT:
-    """Hears the next of `lines` for each utterance; then nothing (an empty transcript,
-    as a recogniser gives for a cough). `heard` keeps each utterance's audio."""
+    """Hears the next of `lines` for each new utterance; then nothing (an empty
+    transcript, as a recogniser gives a cough). Audio that is, or extends, or is the
+    start of audio it heard before is the same utterance, heard the same way: a
+    speculative decode at a pause, the turn's decode after it, and a second reading
+    of an aside (primed or plain) all get one line. `heard` keeps each new
+    utterance's audio."""
 
     def __init__(self, lines: Iterable[str] = (), *, confidence: float = 0.9) -> None:
         self._lines = deque(lines)
         self.confidence = confidence
         self.on_decode: Callable[[float], None] | None = None
         self.heard: list[bytes] = []
+        self._said: list[str] = []  # what each of `heard` was heard as
 
     def say(self, *lines: str) -> None:
         """More for it to hear, after what it has."""
         self._lines.extend(lines)
+
+    def _text_of(self, pcm16: bytes) -> str:
+        for i in range(len(self.heard) - 1, -1, -1):
+            before = self.heard[i]
+            if before and pcm16 and (pcm16.startswith(before) or before.startswith(pcm16)):
+                if len(pcm16) > len(before):
+                    self.heard[i] = pcm16  # the utterance went on
+                return self._said[i]
+        text = self._lines.popleft() if self._lines else ""
+        self.heard.append(pcm16)
+        self._said.append(text)
+        return text
 
     async def transcribe(
         self,
@@ -67,26 +85,34 @@ class FakeSTT:
         plain: bool = False,
         primer: str | None = None,
     ) -> Transcript:
-        self.heard.append(pcm16)
-        text = self._lines.popleft() if self._lines else ""
+        text = self._text_of(pcm16)
         if self.on_decode is not None:
             self.on_decode(0.0)
-        seconds = len(pcm16) / 2 / sample_rate
         return Transcript(
             text=text,
             confidence=self.confidence if text else 0.0,
-            audio_s=seconds,
+            audio_s=len(pcm16) / 2 / sample_rate,
             decode_s=0.0,
             no_speech=0.0 if text else 1.0,
         )
 
     async def score(self, pcm16: bytes, texts: Sequence[str]) -> list[float]:
-        # No reading is better than another: the loop's rules decide, not the fake.
-        return [-1.0 for _ in texts]
+        """What this audio was heard as reads it best (0); anything else reads it badly."""
+        said = self._text_of(pcm16)
+        return [0.0 if text.strip() == said.strip() else -5.0 for text in texts]
 
     async def words(self, pcm16: bytes, text: str) -> list[Word]:
-        """The words spread evenly over the audio."""
-        said = text.split()
+        """As Whisper gives them: a space before each word, punctuation a word of its
+        own, spread evenly over the audio."""
+        pieces = [
+            (" " if piece[0].isalnum() else "") + piece
+            for piece in re.findall(r"[\w'-]+|[^\w\s]", text)
+        ]
         seconds = len(pcm16) / 2 / RATE
-        step = seconds / len(said) if said else 0.0
-        return [Word(w, i * step, (i + 1) * step) for i, w in enumerate(said)]
+        step = seconds / len(pieces) if pieces else 0.0
+        return [Word(w, i * step, (i + 1) * step) for i, w in enumerate(pieces)]
+
+
+def engines(lines: Iterable[str] = ()) -> tuple[SpeechToText, TextToSpeech]:
+    """A fresh pair, typed as the ports: mypy holds the fakes to them here."""
+    return FakeSTT(lines), FakeTTS()

@@ -61,3 +61,22 @@ async def test_a_turn_through_the_loop_on_the_fakes(tmp_path) -> None:
         await voice.close()
     finally:
         await services.aclose()
+
+
+async def test_one_utterance_is_one_line_however_often_it_is_read() -> None:
+    stt = FakeSTT(["A box of", "Thanks."])
+    start, more = buzz(0.6), buzz(0.4, pitch=180.0)
+    assert (await stt.transcribe(start)).text == "A box of"  # a speculative decode
+    assert (await stt.transcribe(start + more, plain=True)).text == "A box of"  # it went on
+    assert (await stt.transcribe(start + more, primer="Mm-hmm.")).text == "A box of"
+    assert await stt.score(start + more, ["A box of", "Mm-hmm."]) == [0.0, -5.0]
+    assert (await stt.transcribe(buzz(0.3, pitch=220.0))).text == "Thanks."
+    assert (await stt.transcribe(buzz(0.3, pitch=260.0))).text == ""  # nothing left to hear
+    assert len(stt.heard) == 3
+
+
+async def test_words_come_as_whisper_places_them() -> None:
+    words = await FakeSTT().words(buzz(1.0), "Two boxes, please.")
+    assert [w.text for w in words] == [" Two", " boxes", ",", " please", "."]
+    assert words[0].start == 0.0 and words[-1].end == 1.0
+    assert "".join(w.text for w in words).strip() == "Two boxes, please."
