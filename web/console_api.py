@@ -36,7 +36,17 @@ from models.calls import (
     search_transcripts,
 )
 from models.tables import MessageRow, ThreadMessageRow, ThreadRow
+from swarm import AgentChanged, ErrorOccurred, Rescued, event_name
 from web.auth import Operator, audit, require_operator
+from web.call_events import (
+    CallEnded,
+    CallStarted,
+    HandedBack,
+    OperatorSaid,
+    TakenOver,
+    TransferRequested,
+    TurnTaken,
+)
 from web.gateway import Gateway
 from web.ids import MAX_ROW_ID, valid_call_id, valid_client_id
 from web.live import CallNotLive, LiveCalls, NotTakenOver
@@ -45,16 +55,19 @@ router = APIRouter(prefix="/api", tags=["console"], dependencies=[Depends(requir
 
 # Journal kinds the transcript shows beside the messages (messages come from their table).
 TRANSCRIPT_EVENTS = (
-    "agent_changed",
-    "rescued",
-    "error_occurred",
-    "takeover",
-    "operator_said",
-    "handed_back",
-    "transfer_requested",
-    "turn",
-    "call_started",
-    "call_ended",
+    *(event_name(kind) for kind in (AgentChanged, Rescued, ErrorOccurred)),
+    *(
+        kind.kind
+        for kind in (
+            TakenOver,
+            OperatorSaid,
+            HandedBack,
+            TransferRequested,
+            TurnTaken,
+            CallStarted,
+            CallEnded,
+        )
+    ),
 )
 
 

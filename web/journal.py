@@ -26,6 +26,7 @@ from sqlmodel import Session as DbSession
 from models.calls import EventRow
 from models.redact import REDACT, Redaction
 from swarm import EventBus, SwarmEvent, event_name
+from web.call_events import CallEvent
 from web.fanout import Fanout, announce, write_in_order
 
 log = logging.getLogger("web.journal")
@@ -33,16 +34,6 @@ log = logging.getLogger("web.journal")
 # Events kept for the next batch while the database is failing; past that, the oldest go.
 MAX_UNSAVED = 20_000
 _BASE_FIELDS = {f.name for f in dataclasses.fields(SwarmEvent)}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CallEvent(SwarmEvent):
-    """What the gateway adds to the swarm's events: calls starting and ending, voice
-    turns, operators' actions. `call_id` empty: the caller's live call, if any."""
-
-    kind: str
-    call_id: str = ""
-    data: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -226,7 +217,7 @@ class Journal:
         """The row's fields; rows are built only inside a database session, so a batch
         whose commit failed is retried from plain data."""
         if isinstance(event, CallEvent):
-            kind, data = event.kind, dict(event.data)
+            kind, data = event.kind, event.data()
             call_id = event.call_id or self._call_of(event.session_id, event.time)
         else:
             kind = event_name(event)

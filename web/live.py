@@ -10,7 +10,6 @@ the call is handed back.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import uuid
 from collections import deque
@@ -19,6 +18,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
@@ -35,7 +35,16 @@ from swarm import Engine, EventBus, Session
 from voice.events import TurnMetricsEvent
 from voice.recording import Recording
 from voice.session import Responder, VoiceSession
-from web.journal import CallEvent
+from web.call_events import (
+    CallEnded,
+    CallEvent,
+    CallStarted,
+    HandedBack,
+    OperatorSaid,
+    TakenOver,
+    TransferRequested,
+    TurnTaken,
+)
 
 log = logging.getLogger("web.calls")
 
@@ -163,19 +172,16 @@ class LiveCalls:
                 call.outcome,
             )
             self.bus.publish(
-                CallEvent(
+                CallEnded(
                     session_id=call.client_id,
                     agent="",
                     seq=0,
                     time=datetime.now(UTC).timestamp(),
-                    kind="call_ended",
                     call_id=call.id,
-                    data={
-                        "ended_by": call.ended_by,
-                        "outcome": call.outcome,
-                        "agents": _agents(call.agents),
-                        "instance": call.instance,
-                    },
+                    ended_by=call.ended_by,
+                    outcome=call.outcome,
+                    agents=tuple(_agents(call.agents)),
+                    instance=call.instance,
                 )
             )
 
@@ -215,7 +221,15 @@ class LiveCalls:
         self._by_id[call.id] = call
         self._by_client[client_id] = call
         await self._save(call.row(), call.id)
-        self._publish(call, "call_started", call.summary())
+        self._publish(
+            call,
+            CallStarted,
+            channel=call.channel.value,
+            caller=call.caller,
+            started_at=call.started_at.isoformat(),
+            instance=call.instance,
+            operator=call.operator,
+        )
         log.info("call_opened call_id=%s client_id=%s channel=%s", call.id, client_id, channel)
         return call
 
@@ -257,18 +271,24 @@ class LiveCalls:
             )
         except Exception as exc:
             log.error("call_unsaved call_id=%s error=%r", call.id, exc)
-            data: dict[str, object] = {"ended_by": ended_by, "outcome": None}
+            outcome: str | None = None
+            agents: tuple[str, ...] | None = None
         else:
-            data = {"ended_by": ended_by, "outcome": row.outcome, "agents": _agents(row.agents)}
-        if call.recording_lost:
-            data["recording_lost"] = True
-        self._publish(call, "call_ended", data)
+            outcome, agents = row.outcome, tuple(_agents(row.agents))
+        self._publish(
+            call,
+            CallEnded,
+            ended_by=ended_by,
+            outcome=outcome,
+            agents=agents,
+            recording_lost=call.recording_lost,
+        )
         log.info(
             "call_closed call_id=%s client_id=%s by=%s outcome=%s",
             call.id,
             call.client_id,
             ended_by,
-            data["outcome"],
+            outcome,
         )
         if not any(c.client_id == call.client_id for c in self._by_id.values()):
             # The caller's next call may reach another gateway sharing the database: it
@@ -315,15 +335,13 @@ class LiveCalls:
         if call is None:
             return
         call.turns += 1
-        self._publish(
-            call, "turn", {"transcript": event.transcript, **dataclasses.asdict(event.metrics)}
-        )
+        self._publish(call, TurnTaken, transcript=event.transcript, metrics=event.metrics)
 
     def transfer_requested(self, client_id: str) -> None:
         call = self._by_client.get(client_id)
         if call is not None and not call.transfer_requested:
             call.transfer_requested = True
-            self._publish(call, "transfer_requested", {})
+            self._publish(call, TransferRequested)
 
     def responder(self, client_id: str, agents: Responder) -> Responder:
         """The agents' replies, unless an operator holds the caller's live call."""
@@ -343,7 +361,7 @@ class LiveCalls:
         await call.session.commit_system_message(
             f"A member of staff ({operator}) took over the call and speaks to the caller."
         )
-        self._publish(call, "takeover", {"operator": operator})
+        self._publish(call, TakenOver, operator=operator)
         return call
 
     async def say(self, call_id: str, operator: str, text: str) -> None:
@@ -351,7 +369,7 @@ class LiveCalls:
         if call.operator is None:
             raise NotTakenOver(call_id)
         await call.session.emit(text, author=OPERATOR_AGENT)
-        self._publish(call, "operator_said", {"operator": operator, "text": text})
+        self._publish(call, OperatorSaid, operator=operator, text=text)
         if call.speak is not None:
             await call.speak(text)
 
@@ -363,19 +381,18 @@ class LiveCalls:
         await call.session.commit_system_message(
             f"The member of staff ({operator}) handed the call back to you."
         )
-        self._publish(call, "handed_back", {"operator": operator})
+        self._publish(call, HandedBack, operator=operator)
         return call
 
-    def _publish(self, call: LiveCall, kind: str, data: dict[str, object]) -> None:
+    def _publish(self, call: LiveCall, kind: type[CallEvent], **fields: Any) -> None:
         self.bus.publish(
-            CallEvent(
+            kind(
                 session_id=call.client_id,
                 agent="",
                 seq=0,
                 time=datetime.now(UTC).timestamp(),
-                kind=kind,
                 call_id=call.id,
-                data=data,
+                **fields,
             )
         )
 

@@ -23,19 +23,13 @@ from prometheus_client.registry import Collector
 from models.calls import LOST
 from swarm import CompletionTiming, Engine, ErrorOccurred, Rescued
 from web.auth import Operator
-from web.journal import CallEvent
+from web.call_events import CallEnded, TurnTaken
 from web.live import LiveCalls
 
 log = logging.getLogger("web.metrics")
 
 # Seconds: voice turns live between 0.2 and a few seconds, a local model's step up to 30.
 LATENCY = (0.1, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0, 30.0)
-STAGES = {
-    "stt_s": "stt",
-    "first_token_s": "first_token",
-    "first_audio_s": "first_audio",
-    "voice_to_voice_s": "voice_to_voice",
-}
 
 
 class _Live(Collector):
@@ -136,20 +130,24 @@ class Metrics:
         self.llm.labels(timing.completion, outcome).observe(timing.seconds)
 
     def observe(self, event: object) -> None:
-        if isinstance(event, CallEvent):
-            if event.kind == "turn":
-                for key, stage in STAGES.items():
-                    value = event.data.get(key)
-                    if value is not None:
-                        self.stage.labels(stage).observe(value)
-                if event.data.get("interrupted"):
-                    self.interrupted.inc()
-            elif event.kind == "call_ended":
-                self.calls_ended.labels(str(event.data.get("outcome"))).inc()
-                if event.data.get("ended_by") == LOST:
-                    self.calls_lost.inc()
-                if event.data.get("recording_lost"):
-                    self.recordings_lost.inc()
+        if isinstance(event, TurnTaken):
+            timed = event.metrics
+            for stage, value in (
+                ("stt", timed.stt_s),
+                ("first_token", timed.first_token_s),
+                ("first_audio", timed.first_audio_s),
+                ("voice_to_voice", timed.voice_to_voice_s),
+            ):
+                if value is not None:
+                    self.stage.labels(stage).observe(value)
+            if timed.interrupted:
+                self.interrupted.inc()
+        elif isinstance(event, CallEnded):
+            self.calls_ended.labels(str(event.outcome)).inc()
+            if event.ended_by == LOST:
+                self.calls_lost.inc()
+            if event.recording_lost:
+                self.recordings_lost.inc()
         elif isinstance(event, Rescued):
             self.rescues.labels(event.reason, event.strategy).inc()
         elif isinstance(event, ErrorOccurred):

@@ -17,7 +17,7 @@ from models.shop import Customer, Order, OrderLine, OrderStatus, Product
 from models.tables import MessageRow
 from tests.voice.speech import names, piper, silence
 from voice.resample import resample
-from web.journal import CallEvent
+from web.call_events import TransferRequested
 
 from .conftest import start_phone
 from .sipp import Stream, dtmf, free_udp_port, g711_file, pause, scenario, sipp, stream
@@ -195,7 +195,7 @@ async def test_sipp_holds_resumes_presses_0_and_is_hung_up_on(
         caller = asyncio.get_running_loop().create_task(sipp(call, phone.target))
         async with asyncio.timeout(60):
             async for event in events:  # the key pressed after the resume has arrived
-                if isinstance(event, CallEvent) and event.kind == "transfer_requested":
+                if isinstance(event, TransferRequested):
                     break
         await phone.endpoint.stop()  # the gateway hangs up: sipp waits for that BYE
         run = await caller

@@ -12,17 +12,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from telephony import CallSummary
 from tests.voice.speech import names, piper, silence
 from voice.resample import resample
-from web.journal import CallEvent
+from web.call_events import CallEvent, TransferRequested, TurnTaken
 
 from .conftest import Phone
 from .sipp import speech_stretches
 from .softphones import Baresip, Linphonec, write_wav
+
+E = TypeVar("E", bound=CallEvent)
 
 PHONES = {"baresip": Baresip, "linphonec": Linphonec}
 QUESTION = "Do you have any ibuprofen?"
@@ -43,10 +46,10 @@ async def heard(stt, pcm16_8k: bytes) -> str:
     return " ".join(texts).lower()
 
 
-async def call_event(events, kind: str) -> CallEvent:
+async def call_event(events, kind: type[E]) -> E:
     async with asyncio.timeout(60):
         async for event in events:
-            if isinstance(event, CallEvent) and event.kind == kind:
+            if isinstance(event, kind):
                 return event
     raise AssertionError("the event stream ended")
 
@@ -66,12 +69,12 @@ async def converse(phone: Phone, softphone: Baresip | Linphonec, uri: str, stt) 
     """Every cell of the interop table but the gateway's hang-up, on one call to `uri`."""
     with phone.services.engine.bus.subscribe() as events:
         await softphone.dial(uri)
-        turn = await call_event(events, "turn")  # the question heard, the reply sent
-        assert names(turn.data["transcript"], "Ibuprofen")
+        turn = await call_event(events, TurnTaken)  # the question heard, the reply sent
+        assert names(turn.transcript, "Ibuprofen")
         await softphone.hold()
         await softphone.resume()
         await softphone.dtmf("0")  # after the resume: the call still carries keys
-        await call_event(events, "transfer_requested")
+        await call_event(events, TransferRequested)
         await softphone.hangup()
     [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 30)
     assert summary.ended_by == "caller"
