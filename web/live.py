@@ -351,6 +351,16 @@ class LiveCalls:
         call = self._by_client.get(client_id)
         return call if call is not None and call.operator else None
 
+    async def to_operator(self, client_id: str, text: str) -> bool:
+        """The takeover rule, for every transport: while an operator holds the caller's
+        call, the caller's words wait in the history for them and no agent answers.
+        True if the words went to the operator."""
+        call = self.held(client_id)
+        if call is None:
+            return False
+        await call.session.commit_user_message(text)
+        return True
+
     # --- operator takeover -------------------------------------------------------------------
 
     async def take_over(self, call_id: str, operator: str) -> LiveCall:
@@ -402,13 +412,10 @@ class _Guarded:
         self._calls, self._client_id, self._agents = calls, client_id, agents
 
     async def reply(self, text: str) -> AsyncIterator[str]:
-        call = self._calls.held(self._client_id)
-        if call is None:
-            async for piece in self._agents.reply(text):
-                yield piece
+        if await self._calls.to_operator(self._client_id, text):
             return
-        # The operator answers: the caller's words wait in the history for them.
-        await call.session.commit_user_message(text)
+        async for piece in self._agents.reply(text):
+            yield piece
 
     async def interrupted(self, spoken: str) -> None:
         await self._agents.interrupted(spoken)

@@ -51,10 +51,8 @@ async def session_socket(websocket: WebSocket, client_id: str) -> None:
             message = message.replace("\x00", "")
             if not message.strip():
                 continue
-            if gateway.calls.held(client_id) is not None:
-                # An operator holds the call: they answer, by typing to this socket.
-                await session.commit_user_message(message)
-                continue
+            if await gateway.calls.to_operator(client_id, message):
+                continue  # they answer, by typing to this socket
             try:
                 await websocket.send_text(await session.complete(message))
             except SwarmError as exc:
