@@ -38,8 +38,11 @@ QUIET_RMS = 0.5
 def _band_taps(rate: int, low: float = 300.0, high: float = 3400.0, taps: int = 63) -> np.ndarray:
     """A windowed-sinc band-pass: the telephone's band."""
     t = np.arange(taps) - (taps - 1) / 2
-    lowpass = lambda cut: 2 * cut / rate * np.sinc(2 * cut / rate * t)  # noqa: E731
-    return (lowpass(high) - lowpass(low)) * np.hamming(taps)
+
+    def lowpass(cut: float) -> np.ndarray:
+        return np.asarray(2 * cut / rate * np.sinc(2 * cut / rate * t))
+
+    return np.asarray((lowpass(high) - lowpass(low)) * np.hamming(taps))
 
 
 class _Band:

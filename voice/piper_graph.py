@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -65,7 +66,7 @@ def conv1d_as_2d(model: onnx.ModelProto) -> int:
     return rewritten
 
 
-def _taller(attribute: onnx.AttributeProto) -> object:
+def _taller(attribute: onnx.AttributeProto) -> Any:  # an attribute of any ONNX type
     value = helper.get_attribute_value(attribute)
     if attribute.name in _PER_AXIS:
         return [_PER_AXIS[attribute.name], *value]
@@ -81,7 +82,8 @@ def load_rewritten(path: Path | str) -> bytes:
     """The model at `path`, rewritten, serialised for `onnxruntime.InferenceSession`."""
     model = onnx.load(str(path))
     conv1d_as_2d(model)
-    return model.SerializeToString()
+    serialised: bytes = model.SerializeToString()
+    return serialised
 
 
 def optimized_path(cache_dir: Path, model_path: Path | str, *, rewrite: bool, threads: int) -> Path:

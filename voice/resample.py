@@ -19,7 +19,8 @@ class StreamResampler:
         if self._stream is None:
             return pcm
         samples = np.frombuffer(pcm, dtype="<i2")
-        return self._stream.resample_chunk(samples, last=last).astype("<i2").tobytes()
+        out: np.ndarray = self._stream.resample_chunk(samples, last=last)
+        return out.astype("<i2").tobytes()
 
 
 def resample(pcm: bytes, in_rate: int, out_rate: int) -> bytes:

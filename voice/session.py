@@ -384,8 +384,8 @@ class VoiceSession:
         await asyncio.wait({speculation})
         if speculation.cancelled():
             return  # the caller went on
-        error = speculation.exception()
-        text = "" if error is not None else speculation.result().text
+        failed = speculation.exception()
+        text = "" if failed is not None else speculation.result().text
         end = when_over(verdict, text)
         if end is TurnEnd.AT_STOP and text:
             text = await self._without_added_words(paused.audio, text)

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from rapidfuzz import fuzz
@@ -306,7 +306,7 @@ class WhisperSTT:
         features = self._model.feature_extractor(padded, padding=0)[:, : seconds * 100]
         return self._model.encode(features), features.shape[-1]
 
-    def _forced(self, audio: np.ndarray, tokens: list[list[int]]) -> list[object]:
+    def _forced(self, audio: np.ndarray, tokens: list[list[int]]) -> list[Any]:
         """Whisper's decoder forced through each token list on the audio, without the
         catalogue's prompt: each text's token probabilities and its alignment."""
         import ctranslate2
@@ -315,12 +315,13 @@ class WhisperSTT:
             encoded, frames = self._encode_fitted(audio)
             # align() takes one encoder output per text.
             batch = np.repeat(np.asarray(encoded), len(tokens), axis=0)
-            return self._model.model.align(
+            aligned: list[Any] = self._model.model.align(
                 ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)),
                 self._plain_prompt,
                 tokens,
                 frames,
             )
+            return aligned
 
     def score_sync(self, pcm16: bytes, texts: Sequence[str]) -> list[float]:
         """Each text's mean log-probability per token as a reading of the audio: Whisper's
