@@ -258,7 +258,7 @@ def confirm_order(db: Session, *, customer_id: int, order_id: int) -> Confirmati
     statement is a write, so SQLite takes its write lock before anything is
     read and two callers racing for the last unit are serialised.
     """
-    claimed = db.exec(  # type: ignore[call-overload]
+    claimed = db.exec(
         update(Order)
         .where(
             col(Order.id) == order_id,
@@ -283,7 +283,7 @@ def confirm_order(db: Session, *, customer_id: int, order_id: int) -> Confirmati
         db.rollback()
         raise OrderError("the order is empty")
     for line in view.lines:
-        taken = db.exec(  # type: ignore[call-overload]
+        taken = db.exec(
             update(Product)
             .where(col(Product.sku) == line.sku, col(Product.stock) >= line.quantity)
             .values(stock=col(Product.stock) - line.quantity)

@@ -231,7 +231,7 @@ def purge(
             col(CallRow.started_at) < cutoff,
         )
         names = tuple(n for n in db.exec(select(CallRow.recording).where(*expired)).all() if n)
-        db.exec(update(CallRow).where(*expired).values(recording=None))  # type: ignore[call-overload]
+        db.exec(update(CallRow).where(*expired).values(recording=None))
         db.commit()
         files = len(_remove_recordings(recordings, names))
     if keep.transcripts is not None:
@@ -242,31 +242,25 @@ def purge(
         names = tuple(n for n in db.exec(select(CallRow.recording).where(*ended)).all() if n)
         # A caller on a call keeps their threads: their live session writes into them.
         on_call = select(CallRow.client_id).where(col(CallRow.ended_at).is_(None))
-        db.exec(  # type: ignore[call-overload]
-            delete(ThreadMessageRow).where(col(ThreadMessageRow.created_at) < cutoff)
-        )
+        db.exec(delete(ThreadMessageRow).where(col(ThreadMessageRow.created_at) < cutoff))
         emptied = select(ThreadMessageRow.thread_id).distinct()
-        db.exec(  # type: ignore[call-overload]
+        db.exec(
             delete(ThreadRow).where(
                 col(ThreadRow.created_at) < cutoff,
                 col(ThreadRow.id).not_in(emptied),
                 col(ThreadRow.client_id).not_in(on_call),
             )
         )
-        messages = db.exec(  # type: ignore[call-overload]
-            delete(MessageRow).where(col(MessageRow.created_at) < cutoff)
-        ).rowcount
-        db.exec(delete(TurnRow).where(col(TurnRow.created_at) < cutoff))  # type: ignore[call-overload]
-        events = db.exec(  # type: ignore[call-overload]
-            delete(EventRow).where(col(EventRow.at) < cutoff)
-        ).rowcount
-        calls = db.exec(delete(CallRow).where(*ended)).rowcount  # type: ignore[call-overload]
+        messages = db.exec(delete(MessageRow).where(col(MessageRow.created_at) < cutoff)).rowcount
+        db.exec(delete(TurnRow).where(col(TurnRow.created_at) < cutoff))
+        events = db.exec(delete(EventRow).where(col(EventRow.at) < cutoff)).rowcount
+        calls = db.exec(delete(CallRow).where(*ended)).rowcount
         # A session with nothing left says only that the number once called.
         left = select(MessageRow.client_id).distinct()
         calling = select(CallRow.client_id).distinct()
         threaded = select(ThreadRow.client_id).distinct()
         timed = select(TurnRow.client_id).distinct()
-        sessions = db.exec(  # type: ignore[call-overload]
+        sessions = db.exec(
             delete(SessionRow).where(
                 col(SessionRow.updated_at) < cutoff,
                 col(SessionRow.client_id).not_in(left),
@@ -278,8 +272,6 @@ def purge(
         db.commit()
         files += len(_remove_recordings(recordings, names))
     if keep.audit is not None:
-        audits = db.exec(  # type: ignore[call-overload]
-            delete(AuditRow).where(col(AuditRow.at) < current - keep.audit)
-        ).rowcount
+        audits = db.exec(delete(AuditRow).where(col(AuditRow.at) < current - keep.audit)).rowcount
         db.commit()
     return Purged(messages or 0, events or 0, calls or 0, sessions or 0, files, audits or 0)

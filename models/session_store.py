@@ -7,18 +7,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models.redact import REDACT, Redaction
 from models.tables import MessageRow, SessionRow, ThreadMessageRow, ThreadRow, utcnow
 from swarm import Message, Mode, Role, SessionSnapshot, ThreadInfo, ToolCall
 
 
-def _calls_to_json(calls: tuple[ToolCall, ...]) -> list[dict]:
+def _calls_to_json(calls: tuple[ToolCall, ...]) -> list[dict[str, Any]]:
     return [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
 
 
-def _calls_from_json(raw: list[dict] | None) -> tuple[ToolCall, ...]:
+def _calls_from_json(raw: list[dict[str, Any]] | None) -> tuple[ToolCall, ...]:
     return tuple(ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"]) for c in raw or ())
 
 
@@ -87,14 +87,16 @@ class SqlSessionStore:
             if row is None:
                 return None
             messages = db.exec(
-                select(MessageRow).where(MessageRow.client_id == client_id).order_by(MessageRow.seq)
+                select(MessageRow)
+                .where(MessageRow.client_id == client_id)
+                .order_by(col(MessageRow.seq))
             ).all()
             threads = []
             for thread in db.exec(select(ThreadRow).where(ThreadRow.client_id == client_id)).all():
                 thread_messages = db.exec(
                     select(ThreadMessageRow)
                     .where(ThreadMessageRow.thread_id == thread.id)
-                    .order_by(ThreadMessageRow.seq)
+                    .order_by(col(ThreadMessageRow.seq))
                 ).all()
                 info = ThreadInfo(thread.id, thread.sender, thread.recipient)
                 threads.append((info, tuple(_message(m) for m in thread_messages)))

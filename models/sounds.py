@@ -65,7 +65,7 @@ def _dictionary() -> frozenset[str]:
 
     # Webster's 1934 list and GCIDE: neither alone has "teenager" and "sashes" both.
     # Built on Webster's own set, so the words both hold are stored once.
-    return _webster() | get_english_words_set(["gcide"], lower=True)
+    return _webster() | frozenset(get_english_words_set(["gcide"], lower=True))
 
 
 # Words callers say that neither dictionary holds.

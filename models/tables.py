@@ -47,7 +47,7 @@ class _LoggedMessage(SQLModel):
     tool_name: str | None = Field(default=None, max_length=100)
     tool_call_id: str | None = Field(default=None, max_length=100)
     # The calls an assistant message made: [{"id", "name", "arguments"}].
-    tool_calls: list[dict] = Field(default_factory=list, sa_type=JSON)
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSON)
     created_at: datetime = timestamp()
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
 from models.tables import TurnRow
@@ -40,20 +41,26 @@ def latency_summary(
     out: dict[str, StageSummary] = {}
     for stage in STAGES:
         column = col(getattr(TurnRow, stage))
-        where = [column.is_not(None)]
+        where: list[ColumnElement[bool]] = [column.is_not(None)]
         if client_id is not None:
             where.append(col(TurnRow.client_id) == client_id)
         if since is not None:
             where.append(col(TurnRow.created_at) >= since)
         count, mean = db.exec(select(func.count(), func.avg(column)).where(*where)).one()
 
-        def at(q: float, column=column, where=where, count=count) -> float | None:
+        def at(
+            q: float,
+            column: Any = column,
+            where: list[ColumnElement[bool]] = where,
+            count: int = count,
+        ) -> float | None:
             if not count:
                 return None
             # Nearest rank: the smallest value with at least q of the values at or below it.
             offset = max(0, math.ceil(q * count) - 1)
             query = select(column).where(*where).order_by(column).offset(offset).limit(1)
-            return db.exec(query).one()
+            value: float | None = db.exec(query).one()
+            return value
 
         out[stage] = StageSummary(
             count=count, p50=at(0.5), p95=at(0.95), mean=float(mean) if count else None
