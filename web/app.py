@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
 from web import auth, callers, console_api, metrics, shop_api, sse, text_socket, voice_socket
+from web.deps import GatewayDep
 from web.gateway import Gateway, Readiness
 
 STATIC = Path(__file__).parent / "static"
@@ -22,7 +23,6 @@ def create_app(gateway: Gateway) -> FastAPI:
         description="Voice and telephony assistant gateway: REST, the caller sockets, the page.",
     )
     app.state.gateway = gateway
-    app.state.journal = gateway.journal
     app.state.auth = gateway.auth
     app.state.voice_connections = voice_socket.Connections()
     app.include_router(callers.router)
@@ -40,16 +40,14 @@ def create_app(gateway: Gateway) -> FastAPI:
         return {"ok": True}
 
     @app.get("/api/ready", tags=["gateway"])
-    async def ready(request: Request) -> Readiness:
+    async def ready(gateway: GatewayDep) -> Readiness:
         """What is still warming. The gateway serves meanwhile: callers are greeted, and
         their first turn waits for its model."""
-        gateway: Gateway = request.app.state.gateway
         return gateway.warming.readiness()
 
     @app.get("/api/info", tags=["gateway"])
-    async def info(request: Request) -> dict[str, Any]:
+    async def info(gateway: GatewayDep) -> dict[str, Any]:
         """The swarm, its agents and their tools, and the agency's mission."""
-        gateway: Gateway = request.app.state.gateway
         registry = gateway.engine.registry
         spec = registry.swarms[gateway.swarm]
         return {

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -47,6 +48,7 @@ from web.call_events import (
     TransferRequested,
     TurnTaken,
 )
+from web.deps import GatewayDep
 from web.gateway import Gateway
 from web.ids import MAX_ROW_ID, valid_call_id, valid_client_id
 from web.live import CallNotLive, LiveCalls, NotTakenOver
@@ -71,8 +73,7 @@ TRANSCRIPT_EVENTS = (
 )
 
 
-def database(request: Request):
-    gateway: Gateway = request.app.state.gateway
+def database(gateway: GatewayDep) -> Iterator[DbSession]:
     with DbSession(gateway.db) as db:
         yield db
 
@@ -80,10 +81,6 @@ def database(request: Request):
 Db = Annotated[DbSession, Depends(database)]
 Limit = Annotated[int, Query(ge=1, le=200)]
 Offset = Annotated[int, Query(ge=0, le=MAX_ROW_ID)]
-
-
-def live_calls(request: Request) -> LiveCalls:
-    return request.app.state.gateway.calls
 
 
 def _call(db: DbSession, call_id: str) -> CallRow:
@@ -109,7 +106,7 @@ def call_json(row: CallRow, live: LiveCalls) -> dict[str, Any]:
 
 @router.get("/calls")
 def calls(
-    request: Request,
+    gateway: GatewayDep,
     db: Db,
     caller: str | None = Query(None, max_length=200, description="Part of a number or id."),
     channel: Channel | None = None,
@@ -124,7 +121,7 @@ def calls(
     """Calls, newest first, filtered and paginated."""
     where = CallFilter(caller, channel, agent, outcome, live, since, until)
     rows, total = list_calls(db, where, limit=limit, offset=offset)
-    calls_live = live_calls(request)
+    calls_live = gateway.calls
     return {
         "total": total,
         "limit": limit,
@@ -134,12 +131,12 @@ def calls(
 
 
 @router.get("/calls/{call_id}")
-def one_call(request: Request, call_id: str, db: Db) -> dict[str, Any]:
-    return call_json(_call(db, call_id), live_calls(request))
+def one_call(gateway: GatewayDep, call_id: str, db: Db) -> dict[str, Any]:
+    return call_json(_call(db, call_id), gateway.calls)
 
 
 @router.get("/calls/{call_id}/transcript")
-def transcript(request: Request, call_id: str, db: Db) -> dict[str, Any]:
+def transcript(gateway: GatewayDep, call_id: str, db: Db) -> dict[str, Any]:
     """Every message with role and agent; tool calls with arguments and outputs; agent
     changes, rescues, operator actions and each voice turn's latency."""
     row = _call(db, call_id)
@@ -157,7 +154,7 @@ def transcript(request: Request, call_id: str, db: Db) -> dict[str, Any]:
         e for e in call_events(db, call_id=row.id, limit=10_000) if e.kind in TRANSCRIPT_EVENTS
     ]
     return {
-        "call": call_json(row, live_calls(request)),
+        "call": call_json(row, gateway.calls),
         "messages": items,
         "events": [_event(e) for e in events],
         "turns": [t.model_dump(exclude={"client_id"}) for t in call_turns(db, row)],
@@ -195,10 +192,10 @@ def _event(e: EventRow) -> dict[str, Any]:
 
 
 @router.get("/calls/{call_id}/recording", response_class=FileResponse)
-def recording(request: Request, call_id: str, db: Db):
+def recording(gateway: GatewayDep, call_id: str, db: Db):
     """The call's audio as a stereo WAV: the caller left, the assistant right."""
     row = _call(db, call_id)
-    folder = request.app.state.gateway.calls.options.recordings
+    folder = gateway.calls.options.recordings
     if not row.recording or folder is None:
         raise HTTPException(404, "this call has no recording")
     path = (folder / row.recording).resolve()
@@ -264,14 +261,18 @@ class Text(BaseModel):
 
 @router.post("/calls/{call_id}/threads/{thread}/messages")
 async def send_into_thread(
-    request: Request, call_id: str, thread: str, body: Text, operator: Operator
+    request: Request,
+    gateway: GatewayDep,
+    call_id: str,
+    thread: str,
+    body: Text,
+    operator: Operator,
 ) -> dict[str, str]:
     """Write into a thread where the user is the sender, as in the agency model: the
     agents answer the operator as they would the caller. Agent → agent threads are
     the agents' own."""
     if thread != "user":
         raise HTTPException(403, "only threads where the user is the sender take messages")
-    gateway: Gateway = request.app.state.gateway
     row = await _call_async(gateway, call_id)
     if gateway.calls.held(row.client_id) is not None:
         raise HTTPException(409, "you hold this call: speak to the caller with /say")
@@ -290,9 +291,11 @@ async def _call_async(gateway: Gateway, call_id: str) -> CallRow:
 
 
 @router.post("/calls/{call_id}/takeover")
-async def take_over(request: Request, call_id: str, operator: Operator) -> dict[str, Any]:
+async def take_over(
+    request: Request, gateway: GatewayDep, call_id: str, operator: Operator
+) -> dict[str, Any]:
     """Hold a live call: the agents stop answering and the operator speaks."""
-    calls = live_calls(request)
+    calls = gateway.calls
     try:
         call = await calls.take_over(call_id, operator)
     except CallNotLive:
@@ -302,10 +305,12 @@ async def take_over(request: Request, call_id: str, operator: Operator) -> dict[
 
 
 @router.post("/calls/{call_id}/say")
-async def say(request: Request, call_id: str, body: Text, operator: Operator) -> dict[str, bool]:
+async def say(
+    request: Request, gateway: GatewayDep, call_id: str, body: Text, operator: Operator
+) -> dict[str, bool]:
     """Speak typed words to the caller of a call the operator holds."""
     try:
-        await live_calls(request).say(call_id, operator, body.text)
+        await gateway.calls.say(call_id, operator, body.text)
     except CallNotLive:
         raise HTTPException(409, "the call is not live") from None
     except NotTakenOver:
@@ -315,10 +320,12 @@ async def say(request: Request, call_id: str, body: Text, operator: Operator) ->
 
 
 @router.post("/calls/{call_id}/handback")
-async def hand_back(request: Request, call_id: str, operator: Operator) -> dict[str, Any]:
+async def hand_back(
+    request: Request, gateway: GatewayDep, call_id: str, operator: Operator
+) -> dict[str, Any]:
     """Give the call back to the agents."""
     try:
-        call = await live_calls(request).hand_back(call_id, operator)
+        call = await gateway.calls.hand_back(call_id, operator)
     except CallNotLive:
         raise HTTPException(409, "the call is not live") from None
     except NotTakenOver:
@@ -328,14 +335,15 @@ async def hand_back(request: Request, call_id: str, operator: Operator) -> dict[
 
 
 @router.delete("/callers/{who}")
-async def erase_caller(request: Request, who: str, operator: Operator) -> dict[str, Any]:
+async def erase_caller(
+    request: Request, gateway: GatewayDep, who: str, operator: Operator
+) -> dict[str, Any]:
     """Forget a caller, by their number or client id: their messages, recordings, calls
     and customer row. Their orders stay for the books, on an anonymous customer. 409
     while they are on a call. The audit log records that an erasure happened and what
     it removed, not whom."""
     if not valid_client_id(who):
         raise HTTPException(422, "a caller is a phone number or a client id")
-    gateway: Gateway = request.app.state.gateway
     folder = gateway.calls.options.recordings
 
     def work() -> privacy.Erasure:

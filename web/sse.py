@@ -19,9 +19,10 @@ from sqlmodel import Session as DbSession
 
 from models.calls import call_events
 from web.auth import Operator
+from web.deps import GatewayDep
 from web.gateway import Gateway
 from web.ids import MAX_ROW_ID, valid_call_id
-from web.journal import Entry, Journal
+from web.journal import Entry
 
 router = APIRouter(tags=["events"])
 
@@ -38,9 +39,8 @@ def _start(request: Request, after: int | None) -> int | None:
     return after
 
 
-async def _stream(request: Request, after: int | None, call_id: str | None) -> AsyncIterator[str]:
-    gateway: Gateway = request.app.state.gateway
-    journal: Journal = request.app.state.journal
+async def _stream(gateway: Gateway, after: int | None, call_id: str | None) -> AsyncIterator[str]:
+    journal = gateway.journal
     listener = journal.hub.listen(call_id)
     try:
         yield "retry: 2000\n\n"
@@ -83,9 +83,11 @@ def _replay(gateway: Gateway, after: int, call_id: str | None) -> list[Entry]:
         return [Entry.of(row) for row in rows]
 
 
-def _response(request: Request, after: int | None, call_id: str | None) -> StreamingResponse:
+def _response(
+    request: Request, gateway: Gateway, after: int | None, call_id: str | None
+) -> StreamingResponse:
     return StreamingResponse(
-        _stream(request, _start(request, after), call_id),
+        _stream(gateway, _start(request, after), call_id),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
@@ -97,14 +99,16 @@ AFTER = Query(
 
 
 @router.get("/api/events", response_class=StreamingResponse)
-async def all_events(request: Request, _: Operator, after: int | None = AFTER):
+async def all_events(request: Request, gateway: GatewayDep, _: Operator, after: int | None = AFTER):
     """Every call's events, live."""
-    return _response(request, after, None)
+    return _response(request, gateway, after, None)
 
 
 @router.get("/api/calls/{call_id}/events", response_class=StreamingResponse)
-async def one_call_events(request: Request, call_id: str, _: Operator, after: int | None = AFTER):
+async def one_call_events(
+    request: Request, gateway: GatewayDep, call_id: str, _: Operator, after: int | None = AFTER
+):
     """One call's events, live."""
     if not valid_call_id(call_id):
         raise HTTPException(404, "no such call")
-    return _response(request, after, call_id)
+    return _response(request, gateway, after, call_id)

@@ -12,7 +12,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from models.calls import Channel
 from swarm import SwarmError
 from web.callers import socket_caller
-from web.gateway import Gateway
+from web.deps import GatewayDep
 from web.ids import web_client_id
 
 log = logging.getLogger("web.text")
@@ -20,11 +20,10 @@ router = APIRouter()
 
 
 @router.websocket("/api/v1/session/{client_id}")
-async def session_socket(websocket: WebSocket, client_id: str) -> None:
+async def session_socket(websocket: WebSocket, gateway: GatewayDep, client_id: str) -> None:
     if not web_client_id(client_id):
         await websocket.close(code=1008, reason="invalid client id")
         return
-    gateway: Gateway = websocket.app.state.gateway
     given = await socket_caller(websocket, client_id)
     if given is None:
         return

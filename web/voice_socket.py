@@ -34,6 +34,7 @@ from voice.events import (
 from voice.frames import SUPPORTED_RATES, AudioFrame
 from voice.session import VoiceSession
 from web.callers import socket_caller
+from web.deps import GatewayDep
 from web.gateway import Gateway, VoiceEngines
 from web.ids import web_client_id
 
@@ -69,8 +70,7 @@ class Connections:
 
 
 @router.websocket("/ws/voice/{client_id}")
-async def voice_socket(websocket: WebSocket, client_id: str) -> None:
-    gateway: Gateway = websocket.app.state.gateway
+async def voice_socket(websocket: WebSocket, gateway: GatewayDep, client_id: str) -> None:
     if not web_client_id(client_id):
         await websocket.close(code=1008, reason="invalid client id")
         return
