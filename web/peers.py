@@ -32,7 +32,11 @@ class PeerWatch:
         self._db, self._calls = db, calls
         self._instance = calls.options.instance
         self._every_s = every_s
-        self._judge = Judge(lost_after_s, max_gap=2 * every_s)
+        # A read later than this restarts every judgement (a hung database held the
+        # peers' beats as it held ours). Up to half the window is safe: a peer that was
+        # held gets the other half, several beats (settings check that), to beat again;
+        # a tighter one could keep a loaded machine restarting the judgement for ever.
+        self._judge = Judge(lost_after_s, max_gap=max(2 * every_s, lost_after_s / 2))
         self._beaten = False
         # Its own thread: a round queued behind the model's or the purge's work in
         # asyncio's shared pool would look, to our peers, like a dead gateway.
