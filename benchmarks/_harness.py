@@ -126,3 +126,34 @@ async def serving(gateway: Gateway) -> AsyncIterator[str]:
         server.should_exit = True
         await task
         await gateway.aclose()
+
+
+async def sip_gateway(
+    data: Path, sip_port: int, provider: str, env: dict[str, str] | None = None
+) -> tuple[asyncio.subprocess.Process, str]:
+    """`callswarm serve --sip` in its own process, as in production, on a fresh
+    environment (no CALLSWARM_* of ours) with `data` as its folder; returned once its
+    phone line is open (after the web, once the voice is loaded), with its web URL."""
+    import os
+    import re
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CALLSWARM_")}
+    clean |= {"CALLSWARM_DATA_DIR": str(data), "CALLSWARM_SIP_MAX_CALLS": "64", **(env or {})}
+    gateway = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "callswarm", "serve", "--port", "0", "--provider", provider),
+        *("--sip", "--sip-port", str(sip_port)),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=clean,
+        cwd=REPO,
+    )
+    assert gateway.stdout is not None and gateway.stderr is not None
+    lines: list[bytes] = []
+    while not lines or b"answering SIP" not in lines[-1]:
+        line = await gateway.stdout.readline()
+        assert line, "the gateway exited before answering SIP"
+        lines.append(line)
+    found = re.search(rb"serving on (http://[\d.:]+)/", b"".join(lines))
+    assert found is not None, lines
+    return gateway, found.group(1).decode()

@@ -31,7 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from _harness import REPO, UTTERANCE, pct
+from _harness import UTTERANCE, pct, sip_gateway
 from sqlmodel import Session, select
 
 from callswarm.app import open_database
@@ -173,22 +173,9 @@ async def main() -> None:
         caller = g711_file(data / "caller.ul", pcm, tts.sample_rate, "PCMU")
         seconds = len(pcm) / 2 / tts.sample_rate
         sip_port = free_udp_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSWARM_")}
-        env |= {"CALLSWARM_DATA_DIR": str(data), "CALLSWARM_SIP_MAX_CALLS": "64"}
-        gateway = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *("-m", "callswarm", "serve", "--port", "0", "--provider", args.provider),
-            *("--sip", "--sip-port", str(sip_port)),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-            cwd=REPO,
-        )
-        assert gateway.stdout is not None and gateway.stderr is not None
+        gateway, _url = await sip_gateway(data, sip_port, args.provider)
+        assert gateway.stderr is not None
         log = GatewayLog(gateway.stderr)
-        # The phone line opens once the voice is loaded, after the web.
-        while b"answering SIP" not in await gateway.stdout.readline():
-            pass
         rows = []
         for n in [int(x) for x in args.calls.split(",")]:
             rows.append(

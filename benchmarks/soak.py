@@ -32,7 +32,6 @@ import random
 import re
 import socket
 import statistics
-import sys
 import tempfile
 import threading
 import time
@@ -40,7 +39,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-from _harness import REPO, UTTERANCE, as_caller, pct
+from _harness import UTTERANCE, as_caller, pct, sip_gateway
 from sqlmodel import Session, select
 from websockets.asyncio.client import connect
 
@@ -212,28 +211,13 @@ async def main() -> None:
         data = Path(tmp)
         caller_file = g711_file(data / "caller.ul", pcm, tts.sample_rate, "PCMU")
         sip_port = free_udp_port()
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSWARM_")}
-        env |= {
-            "CALLSWARM_DATA_DIR": str(data),
-            "CALLSWARM_SIP_MAX_CALLS": "64",
+        env = {
             "CALLSWARM_OPERATOR_TOKEN": TOKEN,
             # Every browser caller of this run comes from 127.0.0.1.
             "CALLSWARM_CALLER_MAX_OPENS": "100000",
         }
-        gateway = await asyncio.create_subprocess_exec(
-            sys.executable,
-            *("-m", "callswarm", "serve", "--port", "0", "--provider", args.provider),
-            *("--sip", "--sip-port", str(sip_port)),
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-            cwd=REPO,
-        )
-        assert gateway.stdout is not None and gateway.stderr is not None
-        lines = []
-        while not lines or b"answering SIP" not in lines[-1]:
-            lines.append(await gateway.stdout.readline())
-        url = re.search(rb"serving on (http://[\d.:]+)/", b"".join(lines)).group(1).decode()
+        gateway, url = await sip_gateway(data, sip_port, args.provider, env)
+        assert gateway.stderr is not None
         started, started_at = time.monotonic(), datetime.now(UTC)
         until = started + args.minutes * 60
         tally = Tally(started, args.window * 60)
