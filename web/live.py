@@ -171,18 +171,14 @@ class LiveCalls:
                 call.instance,
                 call.outcome,
             )
-            self.bus.publish(
-                CallEnded(
-                    session_id=call.client_id,
-                    agent="",
-                    seq=0,
-                    time=datetime.now(UTC).timestamp(),
-                    call_id=call.id,
-                    ended_by=call.ended_by,
-                    outcome=call.outcome,
-                    agents=tuple(_agents(call.agents)),
-                    instance=call.instance,
-                )
+            self._tell(
+                call.client_id,
+                call.id,
+                CallEnded,
+                ended_by=call.ended_by,
+                outcome=call.outcome,
+                agents=tuple(_agents(call.agents)),
+                instance=call.instance,
             )
 
     # --- a call's life -----------------------------------------------------------------------
@@ -395,13 +391,16 @@ class LiveCalls:
         return call
 
     def _publish(self, call: LiveCall, kind: type[CallEvent], **fields: Any) -> None:
+        self._tell(call.client_id, call.id, kind, **fields)
+
+    def _tell(self, client_id: str, call_id: str, kind: type[CallEvent], **fields: Any) -> None:
         self.bus.publish(
             kind(
-                session_id=call.client_id,
+                session_id=client_id,
                 agent="",
                 seq=0,
                 time=datetime.now(UTC).timestamp(),
-                call_id=call.id,
+                call_id=call_id,
                 **fields,
             )
         )
