@@ -69,8 +69,16 @@ function callItem(call) {
   return item;
 }
 
+// Refreshes overlap (a hand-back, then the call's end, ms apart) and their answers may
+// come back out of order: only the last one asked for may draw, or a stale list
+// would show a call that ended as live until the next event.
+let liveAsked = 0;
+let pastAsked = 0;
+
 async function refreshLive() {
+  const asked = ++liveAsked;
   const page = await api("/api/calls?live=true&limit=200");
+  if (asked !== liveAsked) return;
   state.live = page.items.map((c) => c.id);
   $("#live").replaceChildren(...page.items.map(callItem));
   $("#no-live").hidden = page.items.length > 0;
@@ -83,7 +91,9 @@ async function refreshPast() {
     if (!value) continue;
     query.set(key, key === "since" ? new Date(value).toISOString() : value);
   }
+  const asked = ++pastAsked;
   const page = await api(`/api/calls?${query}`);
+  if (asked !== pastAsked) return;
   $("#past").replaceChildren(...page.items.map(callItem));
   $("#page").textContent = page.total ? `${pastOffset + 1}–${pastOffset + page.items.length} of ${page.total}` : "none";
   $("#prev").disabled = pastOffset === 0;
