@@ -121,7 +121,9 @@ class CallerKeys:
     def throttled(self, address: str, now: float | None = None) -> bool:
         current = time.time() if now is None else now
         recent = self._refused.get(address)
-        return bool(recent) and _recent(recent, REFUSED_WINDOW_S, current) >= self.max_refused
+        if not recent:
+            return False
+        return _recent(recent, REFUSED_WINDOW_S, current) >= self.max_refused
 
 
 def _recent(times: deque[float], window: float, now: float) -> int:

@@ -192,7 +192,7 @@ def _event(e: EventRow) -> dict[str, Any]:
 
 
 @router.get("/calls/{call_id}/recording", response_class=FileResponse)
-def recording(gateway: GatewayDep, call_id: str, db: Db):
+def recording(gateway: GatewayDep, call_id: str, db: Db) -> FileResponse:
     """The call's audio as a stereo WAV: the caller left, the assistant right."""
     row = _call(db, call_id)
     folder = gateway.calls.options.recordings
@@ -226,7 +226,9 @@ def threads(call_id: str, db: Db) -> list[dict[str, Any]]:
     if row.ended_at is not None:
         during.append(col(ThreadMessageRow.created_at) <= row.ended_at)
     for thread in db.exec(
-        select(ThreadRow).where(ThreadRow.client_id == row.client_id).order_by(ThreadRow.created_at)
+        select(ThreadRow)
+        .where(ThreadRow.client_id == row.client_id)
+        .order_by(col(ThreadRow.created_at))
     ).all():
         messages = db.exec(
             select(ThreadMessageRow)

@@ -50,9 +50,9 @@ async def _stream(gateway: Gateway, after: int | None, call_id: str | None) -> A
             # what arrives twice is skipped by id.
             while True:
                 rows = await asyncio.to_thread(_replay, gateway, cursor or 0, call_id)
-                for entry in rows:
-                    yield entry.sse
-                    cursor = entry.id
+                for missed in rows:
+                    yield missed.sse
+                    cursor = missed.id
                 if len(rows) < REPLAY_PAGE:
                     break
         while True:
@@ -99,7 +99,9 @@ AFTER = Query(
 
 
 @router.get("/api/events", response_class=StreamingResponse)
-async def all_events(request: Request, gateway: GatewayDep, _: Operator, after: int | None = AFTER):
+async def all_events(
+    request: Request, gateway: GatewayDep, _: Operator, after: int | None = AFTER
+) -> StreamingResponse:
     """Every call's events, live."""
     return _response(request, gateway, after, None)
 
@@ -107,7 +109,7 @@ async def all_events(request: Request, gateway: GatewayDep, _: Operator, after: 
 @router.get("/api/calls/{call_id}/events", response_class=StreamingResponse)
 async def one_call_events(
     request: Request, gateway: GatewayDep, call_id: str, _: Operator, after: int | None = AFTER
-):
+) -> StreamingResponse:
     """One call's events, live."""
     if not valid_call_id(call_id):
         raise HTTPException(404, "no such call")
