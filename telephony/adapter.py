@@ -133,6 +133,10 @@ class Playback:
 class G711Client(RTP.RTPClient):
     """One RTP stream that passes raw G.711 both ways."""
 
+    # Replaces pyVoIP's RTPPacketManager rather than extending it: both base methods
+    # that use pmout (write, trans) are overridden here.
+    pmout: Playback  # type: ignore[assignment]
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         codecs = [c for c in self.assoc.values() if c in AUDIO_CODECS]
@@ -198,7 +202,9 @@ class G711Client(RTP.RTPClient):
             self.latched = None
             self.outIP, self.outPort = address, port
 
-    def parse_packet(self, packet: bytes) -> bool:
+    # The bool is for our recv(). In pyVoIP only the recv replaced here calls this (and
+    # its deprecated parsePacket alias, which nothing calls).
+    def parse_packet(self, packet: bytes) -> bool:  # type: ignore[override]
         """Hand a packet's media on; True when it was this call's audio or a key."""
         if len(packet) >= 2 and packet[0] >> 6 == 2 and 200 <= packet[1] <= 204:
             return False  # RTCP on the RTP port (a=rtcp-mux): not ours to read
@@ -422,7 +428,7 @@ class DialogSocket(socket.socket):
         except sipmsg.SipError:
             return data
 
-    def sendto(self, data: Any, *args: Any) -> int:  # type: ignore[override]
+    def sendto(self, data: Any, *args: Any) -> int:
         # pyVoIP echoes a From without a tag (RFC 2543 callers) as ";tag=", which is
         # malformed: the empty parameter goes.
         data = _EMPTY_FROM_TAG.sub(rb"\1", bytes(data))
@@ -447,6 +453,7 @@ class AdaptedSIPClient(SIP.SIPClient):
         self.deregister_timeout = deregister_timeout
         self.bad_messages = 0
         self.s: DialogSocket
+        self.phone: AdaptedPhone  # only AdaptedPhone builds one
 
     def gen_bye(self, request: SIP.SIPMessage) -> str:
         # pyVoIP's sent the BYE to a Contact it cut at the first '>' (a Contact with
@@ -496,7 +503,9 @@ class AdaptedSIPClient(SIP.SIPClient):
         self.NSD = False
         if self.registerThread:
             self.registerThread.cancel()
-            self.register_timeout = self.deregister_timeout  # pyVoIP waits this long for a reply
+            # pyVoIP waits this long for a reply. It infers int from its default of 30, but
+            # only hands the value to select() and a comparison, which take float seconds.
+            self.register_timeout = self.deregister_timeout  # type: ignore[assignment]
             self.deregister()
         self._close_sockets()
 
@@ -571,6 +580,7 @@ class AdaptedSIPClient(SIP.SIPClient):
             )
         warning = error.reason[:120].replace('"', "'")
         headers = (*error.extra, f'Warning: 399 callswarm "{warning}"')
+        response: bytes | None
         if message is not None:
             response = sipmsg.response(message, error.status, headers)
         else:
@@ -647,7 +657,7 @@ class AdaptedPhone(VoIPPhone):
         self.rejected_busy = 0
         self.rejected_offers = 0
         self.on_failed = on_failed
-        self.sip = AdaptedSIPClient(
+        self.sip: AdaptedSIPClient = AdaptedSIPClient(
             server or host,
             server_port,
             username,

@@ -71,7 +71,7 @@ class SipEndpoint:
             rtp_ports=config.rtp_ports,
             on_call=self._on_call,
             deregister_timeout=config.deregister_timeout,
-            on_failed=lambda: self._loop.call_soon_threadsafe(self.registration_failed.set),  # type: ignore[union-attr]
+            on_failed=self._registration_refused,
         )
         await asyncio.to_thread(self.phone.start)
         log.info(
@@ -85,6 +85,11 @@ class SipEndpoint:
     @property
     def status(self) -> str:
         return "stopped" if self.phone is None else self.phone.get_status().value
+
+    def _registration_refused(self) -> None:
+        """pyVoIP's register thread: the event is the loop's, so it is set there."""
+        assert self._loop is not None  # start() set it before making the phone that calls this
+        self._loop.call_soon_threadsafe(self.registration_failed.set)
 
     def _on_call(self, call: AdaptedCall) -> None:
         """pyVoIP's call thread: the call runs on the loop; this thread waits for it,

@@ -110,7 +110,7 @@ def parse_sdp(body: bytes) -> SdpOffer:
         )
         if match and match.group(2).lower() in _KNOWN and match.group(3) == "8000":
             names[int(match.group(1))] = _KNOWN[match.group(2).lower()]
-    codecs = []
+    codecs: list[tuple[int, str]] = []
     for fmt in fields[3:]:
         if re.fullmatch(r"[0-9]{1,3}", fmt) and int(fmt) < 128:
             name = names.get(int(fmt)) or (_STATIC.get(int(fmt)) if int(fmt) < 96 else None)

@@ -428,7 +428,9 @@ def _params(text: str, where: str) -> tuple[tuple[str, str | None], ...]:
 
 def _split_outside(text: str, separator: str, *, angles: bool = False) -> list[str]:
     """Split at `separator` outside quoted strings (and <…> when `angles`)."""
-    parts, current, quoted, angle, escaped = [], [], False, 0, False
+    parts: list[str] = []
+    current: list[str] = []
+    quoted, angle, escaped = False, 0, False
     for ch in text:
         if escaped:
             escaped = False
