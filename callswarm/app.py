@@ -1,4 +1,4 @@
-"""Wiring: settings → database → completion backends → engine → the pharmacy agency.
+"""Wiring: settings → the agency → database → completion backends → engine → its swarm.
 
 Everything heavy is built here once per process and handed down.
 """
@@ -13,12 +13,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine as Database
 
-from agents.agency import build_pharmacy
-from agents.deps import Pharmacy, ShopInfo
-from agents.prompts import greeting
-from agents.safety import SafetyLines
-from agents.scripted import pharmacy_script
-from agents.tools.navigation import SALES, TRIAGE
+from callswarm.agency import Agency, AgencyBuild, Business, load_agency
 from callswarm.bundled import (
     BUNDLED,
     ModelUnavailable,
@@ -26,9 +21,8 @@ from callswarm.bundled import (
     ensure_model,
     installed_parts,
 )
-from callswarm.settings import Provider, Settings
+from callswarm.settings import AgentModel, Provider, Settings
 from models import SqlSessionStore, make_engine
-from models.catalogue import catalogue_is_empty, load_catalogue
 from models.redact import Redaction
 from swarm import CompletionBackend, Engine
 
@@ -42,6 +36,8 @@ class Services:
     engine: Engine
     swarm: str
     greeting: str
+    agency: Agency
+    business: Business
     backends: dict[str, CompletionBackend] = field(default_factory=dict)
 
     def begin_warm_up(
@@ -99,41 +95,76 @@ class Services:
         self.db.dispose()
 
 
-def shop_info(settings: Settings) -> ShopInfo:
-    return ShopInfo(
-        name=settings.shop_name,
-        address=settings.shop_address,
-        hours=settings.shop_hours,
-        currency=settings.currency,
-        safety=SafetyLines(settings.emergency_number, settings.crisis_line),
+def business(settings: Settings, agency: Agency) -> Business:
+    """The agency's business, with what the settings say instead."""
+    own = agency.business
+    return Business(
+        name=settings.shop_name or own.name,
+        address=settings.shop_address or own.address,
+        hours=settings.shop_hours or own.hours,
+        currency=settings.currency or own.currency,
+        emergency_number=settings.emergency_number,
+        crisis_line=settings.crisis_line,
     )
 
 
-def make_backend(settings: Settings, provider: Provider) -> CompletionBackend:
+def agent_models(
+    settings: Settings, agents: tuple[str, ...], provider: Provider | None = None
+) -> dict[str, AgentModel]:
+    """Each agent's model: its own (`agent_models`, then `agent_providers`), else the
+    gateway's. An explicit `provider` (`--provider`) means every agent."""
+    if provider is not None:
+        return {agent: AgentModel(provider=provider) for agent in agents}
+    return {
+        agent: settings.agent_models.get(agent)
+        or AgentModel(provider=settings.agent_providers.get(agent, settings.provider))
+        for agent in agents
+    }
+
+
+def completion_name(model: AgentModel) -> str:
+    """Agents on the same model share one backend (one llama.cpp in memory), named by
+    its provider unless it is an agent's own."""
+    if model.model is None and model.base_url is None and model.api_key is None:
+        return model.provider
+    return f"{model.provider}:{model.model or 'default'}@{model.base_url or 'default'}"
+
+
+def make_backend(
+    settings: Settings, model: AgentModel, agency: Agency, business: Business
+) -> CompletionBackend:
+    provider = model.provider
     if provider == "scripted":
-        return pharmacy_script(shop_info(settings))
+        return agency.scripted(business)
     if provider == "ollama":
         from swarm.backends.ollama import OllamaBackend
 
-        return OllamaBackend(model=settings.ollama_model, host=settings.ollama_host)
+        return OllamaBackend(
+            model=model.model or settings.ollama_model, host=model.base_url or settings.ollama_host
+        )
     if provider == "openai":
         from swarm.backends.openai import OpenAIBackend
 
-        key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+        secret = model.api_key or settings.openai_api_key
         return OpenAIBackend(
-            model=settings.openai_model, base_url=settings.openai_base_url, api_key=key
+            model=model.model or settings.openai_model,
+            base_url=model.base_url or settings.openai_base_url,
+            api_key=secret.get_secret_value() if secret else None,
         )
     from swarm.backends.local import LlamaCppBackend, LocalModelOptions
 
     options = LocalModelOptions(n_ctx=settings.local_context, n_threads=settings.local_threads)
     states = settings.data_dir / "llama-state"
-    if settings.local_model_path is not None:
-        if not settings.local_model_path.is_file():  # told now, not at the first caller
-            raise ModelUnavailable(
-                f"CALLSWARM_LOCAL_MODEL_PATH={settings.local_model_path} is not a file"
-            )
-        return LlamaCppBackend(settings.local_model_path, options, state_dir=states)
-    bundled = BUNDLED[settings.local_model]
+    # An agent's own local model is a bundled one's name or a GGUF file.
+    choice = model.model if model.model in BUNDLED else settings.local_model
+    own = Path(model.model) if model.model and model.model not in BUNDLED else None
+    path_given = own or settings.local_model_path
+    if path_given is not None:
+        if not path_given.is_file():  # told now, not at the first caller
+            where = "agent_models" if own else "CALLSWARM_LOCAL_MODEL_PATH"
+            raise ModelUnavailable(f"{where}: {path_given} is not a file")
+        return LlamaCppBackend(path_given, options, state_dir=states)
+    bundled = BUNDLED[choice]
     path = assembled(bundled, settings.data_dir)
     if path is None:
         installed_parts(bundled)  # a missing package is told now, not at the first caller
@@ -147,18 +178,19 @@ def make_backend(settings: Settings, provider: Provider) -> CompletionBackend:
     return LlamaCppBackend(path, options, state_dir=states, model_sha256=bundled.sha256)
 
 
-def open_database(settings: Settings) -> Database:
+def open_database(settings: Settings, agency: Agency | None = None) -> Database:
+    """The database, with what the agency needs in it (its catalogue, on the first start)."""
     db = make_engine(settings.resolved_database_url)
-    if catalogue_is_empty(db):
-        result = load_catalogue(db)
-        log.info("catalogue_first_load added=%d", result.added)
+    (agency or load_agency(settings.agency)).prepare(db)
     return db
 
 
 def build_services(
     settings: Settings, *, provider: Provider | None = None, routers: bool = True
 ) -> Services:
-    db = open_database(settings)
+    agency = load_agency(settings.agency)
+    told = business(settings, agency)
+    db = open_database(settings, agency)
     engine = Engine(
         store=SqlSessionStore(db, Redaction(settings.redact_transcripts)),
         completion_timeout=settings.completion_timeout,
@@ -167,27 +199,32 @@ def build_services(
         turn_deadline=settings.turn_deadline,
         idle_timeout=settings.idle_timeout,
     )
-    default = provider or settings.provider
-    chosen = {agent: settings.agent_providers.get(agent, default) for agent in (TRIAGE, SALES)}
-    if provider is not None:  # an explicit --provider means every agent
-        chosen = {agent: provider for agent in chosen}
+    models = agent_models(settings, agency.agents, provider)
     backends: dict[str, CompletionBackend] = {}
-    for name in sorted(set(chosen.values())):
-        backends[name] = make_backend(settings, name)
-        engine.add_completion(name, backends[name])
+    for model in models.values():
+        name = completion_name(model)
+        if name not in backends:
+            backends[name] = make_backend(settings, model, agency, told)
+            engine.add_completion(name, backends[name])
     hosted = {"ollama", "openai"}
-    swarm = build_pharmacy(
-        engine,
-        Pharmacy(db, shop_info(settings)),
-        chosen,
-        detailed_tools=chosen[SALES] in hosted,
-        routers=routers,
+    swarm = agency.build(
+        AgencyBuild(
+            engine=engine,
+            db=db,
+            business=told,
+            completions={agent: completion_name(model) for agent, model in models.items()},
+            hosted=frozenset(a for a, model in models.items() if model.provider in hosted),
+            routers=routers,
+            options=agency.settings() if agency.settings is not None else None,
+        )
     )
     return Services(
         settings=settings,
         db=db,
         engine=engine,
         swarm=swarm,
-        greeting=greeting(shop_info(settings)),
+        greeting=agency.greeting(told),
+        agency=agency,
+        business=told,
         backends=backends,
     )

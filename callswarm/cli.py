@@ -32,6 +32,10 @@ app.add_typer(bench_app, name="bench")
 caller_app = typer.Typer(help="Callers' data.")
 app.add_typer(caller_app, name="caller")
 
+AgencyOption = Annotated[
+    str | None,
+    typer.Option(help="The business: an installed agency (`callswarm agencies`) or a module path."),
+]
 ConfigOption = Annotated[
     Path | None, typer.Option("--config", help="A TOML settings file.", exists=True)
 ]
@@ -57,16 +61,27 @@ def version() -> None:
 
 
 @app.command()
+def agencies() -> None:
+    """The installed agencies, by the name CALLSWARM_AGENCY takes."""
+    from callswarm.agency import installed_agencies, load_agency
+
+    for name in installed_agencies():
+        agency = load_agency(name)
+        typer.echo(f"{name}: {agency.business.name}, agents {', '.join(agency.agents)}")
+
+
+@app.command()
 def chat(
     provider: Annotated[str | None, typer.Option(help="local, scripted, ollama or openai.")] = None,
     json_output: Annotated[bool, typer.Option("--json", help="One JSON event per line.")] = False,
     client_id: Annotated[str | None, typer.Option(help="Resume this caller's session.")] = None,
+    agency: AgencyOption = None,
     config: ConfigOption = None,
 ) -> None:
-    """Talk to the pharmacy swarm in the terminal (or line by line from stdin)."""
+    """Talk to the agency's swarm in the terminal (or line by line from stdin)."""
     from callswarm.chat import run_chat
 
-    settings = _settings(config, provider=provider, log_level=None)
+    settings = _settings(config, provider=provider, agency=agency, log_level=None)
     if json_output or not sys.stdin.isatty():
         # Logs go to stderr either way; keep them to warnings when stdout is data.
         configure_logging("WARNING", settings.log_format)
@@ -87,13 +102,21 @@ def serve(
         typer.Option("--sip/--no-sip", help="Also answer phone calls (CALLSWARM_SIP_* settings)."),
     ] = None,
     sip_port: Annotated[int | None, typer.Option(help="SIP port (UDP).")] = None,
+    agency: AgencyOption = None,
     config: ConfigOption = None,
 ) -> None:
     """Run the gateway: the push-to-talk page, the caller sockets, the REST API and SIP."""
     from callswarm.serve import serve as run_server
 
     settings = _settings(
-        config, host=host, port=port, provider=provider, voice=voice, sip=sip, sip_port=sip_port
+        config,
+        host=host,
+        port=port,
+        provider=provider,
+        voice=voice,
+        sip=sip,
+        sip_port=sip_port,
+        agency=agency,
     )
     try:
         asyncio.run(run_server(settings, announce=lambda line: print(line, flush=True)))
@@ -300,16 +323,17 @@ def bench(
         float | None,
         typer.Option(min=0, max=1, help="Exit 1 when more than this share of runs broke."),
     ] = None,
+    agency: AgencyOption = None,
     config: ConfigOption = None,
 ) -> None:
-    """Run the bench's scenarios and report which conversations broke."""
+    """Run the agency's bench scenarios and report which conversations broke."""
     if ctx.invoked_subcommand is not None:
         return
     from callswarm.bench.command import bench as run
     from callswarm.bench.report import table
     from callswarm.bench.scenario import ScenarioError
 
-    overrides: dict[str, object] = {"provider": provider}
+    overrides: dict[str, object] = {"provider": provider, "agency": agency}
     chosen = provider or load_settings(config).provider
     if model is not None:
         key = {"local": "local_model_path", "ollama": "ollama_model", "openai": "openai_model"}

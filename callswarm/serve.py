@@ -13,9 +13,7 @@ from pathlib import Path
 
 import uvicorn
 from sqlalchemy.engine import Engine as Database
-from sqlmodel import Session as DbSession
 
-from agents.tools.navigation import TRANSFER_TOOL
 from callswarm import __version__
 from callswarm.app import Services, build_services
 from callswarm.heap import settle_heap, unsettle_heap
@@ -24,7 +22,6 @@ from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder, phone_hooks, turn_sink
 from callswarm.warmup import Step, VoiceLoader, Warmup
 from models.redact import Redaction
-from models.search import catalogue_vocabulary
 from telephony import SipConfig, SipEndpoint
 from voice.stt import WhisperSTT, bundled_whisper, bundled_whisper_base
 from voice.tts import PiperTTS, bundled_voice
@@ -59,8 +56,7 @@ def voice_loader(services: Services) -> VoiceLoader:
             return tts
 
         def whisper() -> WhisperSTT:
-            with DbSession(services.db) as db:
-                vocabulary = catalogue_vocabulary(db)
+            vocabulary = services.agency.vocabulary(services.db)
             stt = WhisperSTT(whisper_path(settings), vocabulary=vocabulary)
             stt.warm_up()
             return stt
@@ -175,7 +171,8 @@ def make_gateway(
         info={
             "version": __version__,
             "providers": sorted(services.backends),
-            "shop": services.settings.shop_name,
+            "shop": services.business.name,
+            "agency": services.agency.name,
         },
     )
 
@@ -209,7 +206,7 @@ def live_calls(services: Services) -> LiveCalls:
         CallOptions(
             recordings=recordings,
             max_recording_s=settings.max_recording_s,
-            transfer_tools=frozenset({TRANSFER_TOOL}),
+            transfer_tools=frozenset({services.agency.transfer_tool}),
             instance=settings.resolved_instance,
         ),
     )
@@ -222,6 +219,7 @@ def sip_endpoint(
         services.engine,
         services.swarm,
         services.greeting,
+        services.agency.transfer_words,
         TurnRecorder(services.db, redaction=Redaction(services.settings.redact_transcripts)),
         calls,
     )

@@ -11,7 +11,7 @@ import socket
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,6 +21,22 @@ from pydantic_settings import (
 
 Provider = Literal["local", "scripted", "ollama", "openai"]
 DEFAULT_CONFIG_FILE = Path("callswarm.toml")
+
+
+class AgentModel(BaseModel):
+    """One agent's own model: its provider, and for Ollama or an OpenAI-compatible
+    server, its own model name, address and key. Unset fields take the gateway-wide
+    `ollama_*` / `openai_*` / `local_*` settings."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    provider: Provider
+    model: str | None = Field(
+        default=None,
+        description="ollama/openai: the model's name; local: a GGUF file's path.",
+    )
+    base_url: str | None = Field(default=None, description="ollama's host or the OpenAI base URL.")
+    api_key: SecretStr | None = None
 
 
 class Settings(BaseSettings):
@@ -48,9 +64,24 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     log_format: Literal["text", "json"] = "text"
 
+    agency: str = Field(
+        default="pharmacy",
+        description=(
+            "The business this gateway answers for: an installed agency's name "
+            "(`callswarm agencies`), or a module path `package.module[:NAME]` (docs/agency.md)."
+        ),
+    )
     provider: Provider = "local"
     # Per-agent choice, e.g. {"sales": "openai"}; agents not named use `provider`.
     agent_providers: dict[str, Provider] = Field(default_factory=dict)
+    agent_models: dict[str, AgentModel] = Field(
+        default_factory=dict,
+        description=(
+            'Per-agent provider and model, e.g. {"sales": {"provider": "openai", '
+            '"model": "qwen2.5", "base_url": "http://10.0.0.5:8080/v1"}}; '
+            "wins over agent_providers."
+        ),
+    )
     completion_timeout: float = Field(default=120.0, gt=0)
     max_nested_calls: int = Field(default=20, ge=1)
     turn_model_calls: int = Field(
@@ -159,10 +190,11 @@ class Settings(BaseSettings):
     max_recording_s: float = Field(default=3600.0, gt=0)
     sse_heartbeat: float = Field(default=15.0, gt=0, description="Seconds between SSE pings.")
 
-    shop_name: str = "Riverside Pharmacy"
-    shop_address: str = "12 River Street, next to the post office"
-    shop_hours: str = "Monday to Saturday 8 am to 8 pm, and Sunday 10 am to 4 pm"
-    currency: Literal["USD", "EUR", "GBP"] = "USD"
+    # Unset, the agency's own (`Agency.business`).
+    shop_name: str | None = None
+    shop_address: str | None = None
+    shop_hours: str | None = None
+    currency: Literal["USD", "EUR", "GBP"] | None = None
     emergency_number: str = Field(default="911", description="Said to a caller in an emergency.")
     crisis_line: str = Field(default="988", description="Said to a caller at risk of self-harm.")
 

@@ -15,7 +15,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from sqlalchemy.engine import Engine as Database
 from sqlmodel import Session as DbSession
 
-from agents.tools.navigation import TRANSFER_WORDS
 from models.calls import Channel
 from models.redact import REDACT, Redaction
 from models.tables import TurnRow
@@ -93,7 +92,12 @@ def turn_sink(
 
 
 def phone_hooks(
-    engine: Engine, swarm: str, greeting: str, recorder: TurnRecorder, calls: LiveCalls
+    engine: Engine,
+    swarm: str,
+    greeting: str,
+    transfer_words: str,
+    recorder: TurnRecorder,
+    calls: LiveCalls,
 ) -> CallHooks:
     """A phone call's view of the caller's swarm session (keyed by their number), and
     its place among the console's live calls."""
@@ -106,9 +110,9 @@ def phone_hooks(
     async def operator(client_id: str) -> str:
         session = engine.session(client_id, swarm)
         await session.commit_system_message("The caller pressed 0: transfer to a person requested.")
-        await session.emit(TRANSFER_WORDS)
+        await session.emit(transfer_words)
         calls.transfer_requested(client_id)
-        return TRANSFER_WORDS
+        return transfer_words
 
     async def started(client_id: str, voice: VoiceSession):
         call = await calls.open(client_id, Channel.SIP, voice=voice)

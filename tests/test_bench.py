@@ -20,6 +20,7 @@ from callswarm.bench.match import (
 )
 from callswarm.bench.report import compare, summarise, table, to_html, to_json
 from callswarm.bench.run import BenchResult, RunResult, TurnResult
+from agents.plugin import AGENCY as PHARMACY
 from callswarm.bench.scenario import ScenarioError, Turn, load, parse
 
 from .test_cli import base_env
@@ -168,7 +169,7 @@ def test_variants_take_turns_after_the_clean_words() -> None:
 
 
 def test_the_bundled_scenarios_cover_what_the_bench_is_for() -> None:
-    scenarios = load()
+    scenarios = load("*", PHARMACY.scenarios)
     assert len(scenarios) >= 40
     tags = {tag for s in scenarios for tag in s.tags}
     assert {

@@ -8,10 +8,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from callswarm.agency import Agency, load_agency
 from callswarm.app import build_services
 from callswarm.bench import report
 from callswarm.bench.run import BenchResult, RunResult, run_bench
-from callswarm.bench.scenario import Scenario, heldout_folder, load
+from callswarm.bench.scenario import Scenario, ScenarioError, load
 from callswarm.settings import Settings
 
 
@@ -56,15 +57,16 @@ class Bar:
         self.stream.flush()
 
 
-def chosen_scenarios(pattern: str, which: str) -> list[Scenario]:
-    """`daily` (the bundled set), `heldout` (kept out of the daily loop), or `all`."""
+def chosen_scenarios(pattern: str, which: str, agency: Agency) -> list[Scenario]:
+    """The agency's `daily` set, its `heldout` one (kept out of the daily loop), or `all`."""
     if "/" in pattern or pattern.endswith(".yaml"):
         return load(pattern)
+    daily = load(pattern, agency.scenarios) if which in ("daily", "all") else []
     if which == "daily":
-        return load(pattern)
-    if which == "heldout":
-        return load(pattern, heldout_folder())
-    return load(pattern) + load(pattern, heldout_folder())
+        return daily
+    if agency.heldout is None:
+        raise ScenarioError(f"the {agency.name} agency keeps no held-out scenarios")
+    return daily + load(pattern, agency.heldout)
 
 
 async def bench(
@@ -76,7 +78,7 @@ async def bench(
     which: str = "daily",
     routers: bool = True,
 ) -> BenchResult:
-    scenarios = chosen_scenarios(pattern, which)
+    scenarios = chosen_scenarios(pattern, which, load_agency(settings.agency))
     with tempfile.TemporaryDirectory(prefix="callswarm-bench-") as tmp:
         # A throwaway database with the catalogue: the bench never touches real orders.
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"

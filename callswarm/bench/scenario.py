@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -96,16 +95,6 @@ class ScenarioError(ValueError):
     """A scenario file that is not valid YAML or not a valid scenario."""
 
 
-def bundled_folder() -> Path:
-    return Path(str(resources.files("callswarm.bench") / "scenarios"))
-
-
-def heldout_folder() -> Path:
-    """A quarter of the scenarios, kept out of the daily loop so that they measure what
-    nobody tuned on: run them with `callswarm bench --set heldout`, report both figures."""
-    return Path(str(resources.files("callswarm.bench") / "heldout"))
-
-
 def parse(text: str, name: str) -> Scenario:
     try:
         data = yaml.safe_load(text)
@@ -121,13 +110,15 @@ def parse(text: str, name: str) -> Scenario:
 
 
 def load(pattern: str = "*", folder: Path | None = None) -> list[Scenario]:
-    """The bundled scenarios whose name matches `pattern` (a shell pattern), or, when
-    it is a path (`my/scenarios/*.yaml`), the files it names."""
+    """The scenarios in `folder` (an agency's) whose name matches `pattern` (a shell
+    pattern), or, when it is a path (`my/scenarios/*.yaml`), the files it names."""
     if folder is None and ("/" in pattern or pattern.endswith(".yaml")):
         chosen = sorted(Path(p) for p in glob.glob(pattern))
         where = "those files"
     else:
-        root = folder or bundled_folder()
+        if folder is None:
+            raise ScenarioError(f"{pattern!r} is not a path, and no scenario folder was given")
+        root = folder
         chosen = [p for p in sorted(root.glob("*.yaml")) if fnmatch.fnmatch(p.stem, pattern)]
         where = str(root)
     if not chosen:

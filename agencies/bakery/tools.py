@@ -1,0 +1,259 @@
+"""The counter's tools. The model only picks one; code says the result to the caller.
+
+Prices, stock, quantities and the yes before an order are code: the caller's own
+count wins over the model's, the read-back is spoken by code, and an order is placed
+only when the caller's next words after it are a clear yes.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from pydantic import BaseModel, Field
+from sqlmodel import Session
+
+from agencies.bakery import words
+from agencies.bakery.menu import bakery, find_item, find_items
+from models import orders
+from models.orders import OrderError, OrderView, OutOfStock, QuantityNotAllowed
+from models.search import search_products
+from swarm import Mode, Role, ToolContext, ToolError
+
+log = logging.getLogger("agencies.bakery")
+P = TypeVar("P", bound=BaseModel)
+TRANSFER_TOOL = "transfer_to_operator"
+TRANSFER_WORDS = "Of course. I'm putting you through to someone in the bakery now. Please hold."
+READ_BACK_ASK = "Shall I place the order?"
+
+
+class NoArguments(BaseModel):
+    pass
+
+
+class Query(BaseModel):
+    query: str = Field(min_length=2, description="What the caller asked for, in their words.")
+
+
+class Item(BaseModel):
+    item: str = Field(min_length=2, description="The item as the caller named it.")
+    quantity: int = Field(default=1, ge=1, description="How many the caller asked for.")
+
+
+class ItemName(BaseModel):
+    item: str = Field(min_length=2, description="The item as the caller named it.")
+
+
+class TransferReason(BaseModel):
+    reason: str = Field(default="", description="Why the caller wants a person, in a few words.")
+
+
+def spoken(
+    tool: Callable[[ToolContext, P], Awaitable[str | None]],
+) -> Callable[[ToolContext, P], Awaitable[None]]:
+    """The tool's words go to the caller as they are; the model reads only that they did."""
+
+    @functools.wraps(tool)
+    async def call(ctx: ToolContext, params: P) -> None:
+        try:
+            text = await tool(ctx, params)
+        except ToolError as exc:
+            await ctx.commit_tool_output("Failed; the reason was said to the caller.", failed=True)
+            await ctx.emit(str(exc))
+            return
+        if text is not None:
+            await ctx.commit_tool_output("Done; the result was said to the caller.")
+            await ctx.emit(text)
+
+    return call
+
+
+def customer_id(db: Session, client_id: str) -> int:
+    customer = orders.get_or_create_customer(db, client_id=client_id)
+    assert customer.id is not None
+    return customer.id
+
+
+def _order_words(view: OrderView, currency: str) -> str:
+    lines = [words.counted(line.quantity, line.name) for line in view.lines]
+    return f"{words.listed(lines)}, {words.money(view.total_cents, currency)} in all"
+
+
+def _refusal(exc: OrderError) -> ToolError:
+    if isinstance(exc, OutOfStock):
+        if exc.available == 0:
+            return ToolError(f"I'm sorry, we've sold out of {exc.name} today.")
+        return ToolError(f"I'm sorry, we only have {exc.available} {exc.name} left. How many?")
+    if isinstance(exc, QuantityNotAllowed):
+        return ToolError(
+            f"I can take between 1 and {orders.MAX_QUANTITY_PER_LINE} of each item by phone. "
+            "How many would you like?"
+        )
+    return ToolError("I'm sorry, I couldn't change the order. Could you say that again?")
+
+
+async def search_menu(ctx: ToolContext, params: Query) -> str:
+    shop = bakery(ctx)
+    said = await ctx.session.get_last_user_message() or params.query
+    currency = shop.business.currency
+
+    def work(db: Session) -> list[str]:
+        hits = search_products(db, said, limit=3) or search_products(db, params.query, limit=3)
+        return [f"{h.product.name} at {words.money(h.product.price_cents, currency)}" for h in hits]
+
+    found = await shop.run(work)
+    if not found:
+        return "I'm sorry, we don't have that. We bake breads, pastries and cakes. What would you like?"
+    return f"We have {words.listed(found)}. How many would you like?"
+
+
+async def add_to_order(ctx: ToolContext, params: Item) -> str:
+    shop = bakery(ctx)
+    said = await ctx.session.get_last_user_message() or ""
+    offered = await ctx.session.get_last_assistant_message() or ""
+    quantity = words.stated_quantity(said)
+    if quantity is None:
+        if params.quantity != 1:
+            # A count the caller never said ("a loaf" read as 2): one, as if none was said.
+            log.warning("quantity_unsaid client_id=%s model=%d", ctx.client_id, params.quantity)
+        quantity = 1
+
+    def work(db: Session) -> tuple[str, OrderView] | str | None:
+        # The caller's words first; else the one item just offered to them ("two
+        # please" after "We have Sourdough Loaf at…"). Never the model's words alone.
+        items = find_items(db, said)
+        if not items and offered.startswith("We have") and offered.count(" at ") == 1:
+            items = find_items(db, offered)
+        if len(items) > 1:
+            return f"Which would you like: the {items[0].name} or the {items[1].name}?"
+        if not items:
+            return None
+        view = orders.set_quantity(
+            db, customer_id=customer_id(db, ctx.client_id), product=items[0], quantity=quantity
+        )
+        return items[0].name, view
+
+    try:
+        added = await shop.run(work)
+    except OrderError as exc:
+        raise _refusal(exc) from exc
+    if added is None:
+        return await search_menu(ctx, Query(query=said or params.item))
+    if isinstance(added, str):
+        return added
+    name, view = added
+    currency = shop.business.currency
+    return (
+        f"I've added {words.counted(quantity, name)}. "
+        f"That's {_order_words(view, currency)}. Anything else?"
+    )
+
+
+async def remove_from_order(ctx: ToolContext, params: ItemName) -> str:
+    shop = bakery(ctx)
+    said = await ctx.session.get_last_user_message() or ""
+
+    def work(db: Session) -> OrderView | None:
+        item = find_item(db, said, params.item)
+        if item is None:
+            return None
+        customer = customer_id(db, ctx.client_id)
+        return orders.remove_product(db, customer_id=customer, sku=item.sku, name=item.name)
+
+    try:
+        view = await shop.run(work)
+    except OrderError as exc:
+        raise ToolError("That isn't in your order. What would you like to change?") from exc
+    if view is None:
+        raise ToolError("Which item should I take out?")
+    if not view.lines:
+        return "I've taken it out. Your order is empty now. What would you like?"
+    return f"I've taken it out. Your order is {_order_words(view, shop.business.currency)}."
+
+
+async def _pending(ctx: ToolContext) -> OrderView | None:
+    def work(db: Session) -> OrderView | None:
+        order = orders.pending_order(db, customer_id=customer_id(db, ctx.client_id))
+        return None if order is None else orders.view_order(db, order=order)
+
+    return await bakery(ctx).run(work)
+
+
+async def read_back_order(ctx: ToolContext, _: NoArguments) -> None:
+    """Code reads the order; the caller's next words answer it."""
+    shop = bakery(ctx)
+    view = await _pending(ctx)
+    if view is None or not view.lines:
+        await ctx.commit_tool_output("The order is empty.", failed=True)
+        await ctx.emit("Your order is empty at the moment. What would you like?")
+        return
+    await ctx.commit_tool_output("The order was read back; the caller was asked to confirm.")
+    spoken_order = await ctx.emit(
+        f"That's {_order_words(view, shop.business.currency)}. {READ_BACK_ASK}"
+    )
+    await shop.run(
+        lambda db: orders.mark_read_back(
+            db,
+            customer_id=customer_id(db, ctx.client_id),
+            revision=view.revision,
+            seq=spoken_order.seq,
+        )
+    )
+
+
+async def confirm_order(ctx: ToolContext, params: NoArguments) -> None:
+    """Place the order on a clear yes to its read-back; otherwise read it back (again)."""
+    shop = bakery(ctx)
+    view = await _pending(ctx)
+    if view is None or not view.lines:
+        await ctx.commit_tool_output("No order to place.", failed=True)
+        await ctx.emit("There's no order to place yet. What would you like?")
+        return
+    reply = None
+    if view.read_back_revision == view.revision and view.read_back_seq is not None:
+        history = await ctx.session.get_raw_history()
+        after = [
+            m
+            for m in history
+            if m.role is Role.USER and m.mode is Mode.USER and m.seq > view.read_back_seq
+        ]
+        reply = after[0].content if len(after) == 1 else None
+    if reply is None or not words.is_clear_yes(reply):
+        log.warning("confirm_deferred client_id=%s", ctx.client_id)
+        await read_back_order(ctx, params)
+        return
+    try:
+        done = await shop.run(
+            lambda db: orders.confirm_order(
+                db, customer_id=customer_id(db, ctx.client_id), order_id=view.id
+            )
+        )
+    except OrderError as exc:
+        await ctx.commit_tool_output("Failed; the reason was said to the caller.", failed=True)
+        await ctx.emit(str(_refusal(exc)))
+        return
+    await ctx.commit_tool_output("The order was placed and the caller told.")
+    minutes = shop.settings.ready_in_minutes
+    number = done.order.id
+    await ctx.emit(
+        f"Thank you. Order number {number} is placed: "
+        f"{_order_words(done.order, shop.business.currency)}. "
+        f"It will be ready to collect in {minutes} minutes."
+    )
+
+
+async def cancel_order(ctx: ToolContext, _: NoArguments) -> str:
+    shop = bakery(ctx)
+    view = await shop.run(
+        lambda db: orders.cancel_pending(db, customer_id=customer_id(db, ctx.client_id))
+    )
+    if view is None:
+        return "There was no order in progress, so there's nothing to cancel."
+    return "I've cancelled your order. Can I help with anything else?"
+
+
+async def transfer_to_operator(ctx: ToolContext, params: TransferReason) -> None:
+    await ctx.commit_tool_output(f"Transfer to a person requested: {params.reason or 'none'}")
+    await ctx.emit(TRANSFER_WORDS)

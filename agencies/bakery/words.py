@@ -1,0 +1,259 @@
+"""What callers say to a bakery, read by code: pure functions and patterns.
+
+These decide what must never be left to a model: an allergic reaction, a question
+about allergens, a yes to an order, how many the caller asked for.
+"""
+
+from __future__ import annotations
+
+import re
+
+_NUMBERS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a dozen": 12,
+    "half a dozen": 6,
+    "a couple of": 2,
+    "a couple": 2,
+}
+_QUANTITY = re.compile(
+    r"\b(?P<n>half a dozen|a dozen|a couple(?: of)?|one|two|three|four|five|six|seven|"
+    r"eight|nine|ten|eleven|twelve|\d{1,3})\b"
+)
+
+# A reaction happening now: the emergency number, before anything else.
+EMERGENCY = re.compile(
+    r"\b(can'?t breathe|cannot breathe|struggling to breathe|trouble breathing|"
+    r"throat (?:is )?(?:swelling|closing|tight)|lips? (?:are |is )?swell|tongue (?:is )?swell|"
+    r"anaphyla\w*|epi ?pen|allergic reaction|having a reaction|gone into shock|collapsed|"
+    r"unconscious|passed out)",
+    re.I,
+)
+# A question about what is in the food: answered from the menu, never by a model.
+ALLERGY = re.compile(
+    r"\b(allerg\w*|intoleran\w*|coeliac|celiac|nuts?|peanuts?|almonds?|walnuts?|"
+    r"gluten|wheat|dairy|lactose|milk|eggs?|sesame|soy|soya|vegan|contains?|"
+    r"ingredients?|safe for)\b",
+    re.I,
+)
+# What a caller's word for an allergy means in the menu's allergen lists.
+ALLERGENS = {
+    "nut": ("almonds", "walnuts"),
+    "nuts": ("almonds", "walnuts"),
+    "almond": ("almonds",),
+    "almonds": ("almonds",),
+    "walnut": ("walnuts",),
+    "walnuts": ("walnuts",),
+    "peanut": ("peanuts",),
+    "peanuts": ("peanuts",),
+    "gluten": ("wheat", "rye"),
+    "coeliac": ("wheat", "rye"),
+    "celiac": ("wheat", "rye"),
+    "wheat": ("wheat",),
+    "dairy": ("milk",),
+    "lactose": ("milk",),
+    "milk": ("milk",),
+    "egg": ("eggs",),
+    "eggs": ("eggs",),
+    "vegan": ("milk", "eggs"),
+    "sesame": ("sesame",),
+    "soy": ("soya",),
+    "soya": ("soya",),
+}
+
+
+def allergens_named(text: str) -> tuple[tuple[str, ...], str]:
+    """The allergens the caller's words name, and their words without them (to find
+    the item they asked about: "sesame" must not find the Sesame Bagel)."""
+    found: list[str] = []
+    kept = []
+    for word in re.findall(r"[\w'-]+", text.lower()):
+        base = word.split("-")[0]
+        if base in ALLERGENS:
+            found.extend(a for a in ALLERGENS[base] if a not in found)
+        elif not word.startswith(("allerg", "intoleran")):
+            kept.append(word)
+    return tuple(found), " ".join(kept)
+
+
+PERSON = re.compile(
+    r"\b(person|human|someone|somebody|staff|manager|operator|real people|the baker)\b", re.I
+)
+HOURS = re.compile(r"\b(open|opening|close|closing|hours|what time)\b", re.I)
+WHERE = re.compile(r"\b(where are you|address|located|location|find you|directions)\b", re.I)
+DONE = re.compile(
+    r"\b(that'?s (?:all|it|everything)|that is (?:all|it|everything)|nothing (?:else|more)|"
+    r"that will be all|that'?ll be all|i'?m done|"
+    r"that'?s me done|no,? that'?s (?:fine|great|good))\b",
+    re.I,
+)
+CANCEL = re.compile(
+    r"\b(cancel|forget (?:the|my|it)|scrap (?:the|it|that)|don'?t want any)\b", re.I
+)
+REMOVE = re.compile(
+    r"\b(?:remove|take off|take out|drop|leave out|no more)\s+(?:the\s+|my\s+)?(?P<item>.+)",
+    re.I,
+)
+_YES = re.compile(
+    r"\b(yes|yeah|yep|yup|sure|correct|that'?s right|go ahead|go for it|please do|"
+    r"place it|sounds good|perfect|ok(?:ay)?)\b",
+    re.I,
+)
+_NOT_YES = re.compile(r"\b(no|not|don'?t|wait|hang on|actually|change|but|instead)\b|\?", re.I)
+_CHATTER = {
+    "please",
+    "thanks",
+    "thank",
+    "you",
+    "could",
+    "can",
+    "get",
+    "have",
+    "like",
+    "want",
+    "would",
+    "some",
+    "the",
+    "and",
+    "also",
+    "for",
+    "me",
+    "i",
+    "i'd",
+    "i'll",
+    "take",
+    "just",
+    "of",
+    "yes",
+    "yeah",
+    "hi",
+    "hello",
+    "hiya",
+    "um",
+    "uh",
+    "oh",
+    "well",
+    "do",
+    "any",
+    "got",
+    "today",
+    "a",
+    "an",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "dozen",
+    "half",
+    "couple",
+    "no",
+    "wait",
+    "hang",
+    "on",
+    "actually",
+    "hmm",
+    "sorry",
+    "okay",
+    "ok",
+    "right",
+    "great",
+    "good",
+    "fine",
+    "cheers",
+    "morning",
+    "afternoon",
+    "there",
+    "it",
+    "is",
+    "that",
+    "what",
+    "your",
+    "my",
+    "be",
+    "to",
+    "with",
+    "pick",
+    "up",
+    "collect",
+    "order",
+    "buy",
+}
+
+
+def quantities(text: str) -> list[int]:
+    """The counts a caller said: "two sourdough loaves" → [2], "half a dozen" → [6]."""
+    out = []
+    for match in _QUANTITY.finditer(text.lower()):
+        word = match.group("n")
+        out.append(int(word) if word.isdigit() else _NUMBERS[word])
+    return out
+
+
+def stated_quantity(text: str) -> int | None:
+    """The one count the caller said, or None when they said none or several."""
+    found = set(quantities(text))
+    return found.pop() if len(found) == 1 else None
+
+
+def is_clear_yes(text: str) -> bool:
+    return bool(_YES.search(text)) and not _NOT_YES.search(text)
+
+
+def item_words(text: str) -> list[str]:
+    """The words that could name something to eat, without the chatter around them."""
+    return [w for w in re.findall(r"[a-z][a-z'-]+", text.lower()) if w not in _CHATTER]
+
+
+_CURRENCIES = {"USD": ("dollar", "cent"), "EUR": ("euro", "cent"), "GBP": ("pound", "penny")}
+
+
+def money(cents: int, currency: str = "USD") -> str:
+    """550 → "5 dollars 50": digits a voice reads right, no symbol it may skip."""
+    major, minor = divmod(cents, 100)
+    unit, small = _CURRENCIES.get(currency, (currency, "cent"))
+    if major == 0:
+        return f"{minor} {small if minor == 1 else ('pence' if small == 'penny' else small + 's')}"
+    words = f"{major} {unit if major == 1 else unit + 's'}"
+    return f"{words} {minor:02d}" if minor else words
+
+
+WANTS = re.compile(
+    r"\b(i'?ll (?:take|have)|i'?d like|can i (?:get|have)|could i (?:get|have)|add|"
+    r"give me|i want|i need)\b|^\W*(?:and|also|plus|oh and)?\W*(?:a|an)\b|\b(?:and|also|plus) (?:a|an)\b",
+    re.I,
+)
+_SAME_PLURAL = {"bread", "chocolat", "focaccia"}
+
+
+def counted(quantity: int, name: str) -> str:
+    """2, "Sourdough Loaf" → "2 Sourdough Loaves"."""
+    if quantity == 1:
+        return f"1 {name}"
+    head, _, last = name.rpartition(" ")
+    if last.lower() == "loaf":
+        plural = "Loaves"
+    elif last.lower() in _SAME_PLURAL:
+        plural = last
+    else:
+        plural = last + "s"
+    return f"{quantity} {head + ' ' if head else ''}{plural}"
+
+
+def listed(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]

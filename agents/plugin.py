@@ -1,0 +1,79 @@
+"""The pharmacy as an agency the gateway can serve (`CALLSWARM_AGENCY=pharmacy`, the default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy.engine import Engine as Database
+from sqlmodel import Session
+
+from agents.agency import build_pharmacy
+from agents.deps import Pharmacy, ShopInfo
+from agents.prompts import greeting
+from agents.safety import SafetyLines
+from agents.scripted import pharmacy_script
+from agents.tools.navigation import SALES, TRANSFER_TOOL, TRANSFER_WORDS, TRIAGE
+from callswarm.agency import Agency, AgencyBuild, Business
+from models.catalogue import catalogue_is_empty, load_catalogue
+from models.search import catalogue_vocabulary
+from swarm import CompletionBackend
+
+BENCH = Path(__file__).parent / "bench"
+
+
+def shop_info(business: Business) -> ShopInfo:
+    return ShopInfo(
+        name=business.name,
+        address=business.address,
+        hours=business.hours,
+        currency=business.currency,
+        safety=SafetyLines(business.emergency_number, business.crisis_line),
+    )
+
+
+def _build(build: AgencyBuild) -> str:
+    return build_pharmacy(
+        build.engine,
+        Pharmacy(build.db, shop_info(build.business)),
+        build.completions,
+        # Hosted models tell search_products and get_product apart; the 0.5B does not.
+        detailed_tools=SALES in build.hosted,
+        routers=build.routers,
+    )
+
+
+def _prepare(db: Database) -> None:
+    if catalogue_is_empty(db):
+        load_catalogue(db)
+
+
+def _vocabulary(db: Database) -> list[str]:
+    with Session(db) as session:
+        return catalogue_vocabulary(session)
+
+
+def _scripted(business: Business) -> CompletionBackend:
+    return pharmacy_script(shop_info(business))
+
+
+_SHOP = ShopInfo()
+
+AGENCY = Agency(
+    name="pharmacy",
+    agents=(TRIAGE, SALES),
+    build=_build,
+    business=Business(
+        name=_SHOP.name,
+        address=_SHOP.address,
+        hours=_SHOP.hours,
+        currency=_SHOP.currency,
+    ),
+    greeting=lambda business: greeting(shop_info(business)),
+    scripted=_scripted,
+    transfer_tool=TRANSFER_TOOL,
+    transfer_words=TRANSFER_WORDS,
+    prepare=_prepare,
+    vocabulary=_vocabulary,
+    scenarios=BENCH / "scenarios",
+    heldout=BENCH / "heldout",
+)
