@@ -161,8 +161,8 @@ def make_backend(
     path_given = own or settings.local_model_path
     if path_given is not None:
         if not path_given.is_file():  # told now, not at the first caller
-            where = "agent_models" if own else "CALLSWARM_LOCAL_MODEL_PATH"
-            raise ModelUnavailable(f"{where}: {path_given} is not a file")
+            where = "an agent_models model" if own else "CALLSWARM_LOCAL_MODEL_PATH"
+            raise ModelUnavailable(f"{where}={path_given} is not a file")
         return LlamaCppBackend(path_given, options, state_dir=states)
     bundled = BUNDLED[choice]
     path = assembled(bundled, settings.data_dir)

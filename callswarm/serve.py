@@ -170,7 +170,8 @@ def make_gateway(
         warming=warming or Warm(engines),
         info={
             "version": __version__,
-            "providers": sorted(services.backends),
+            # Providers, not backends: an agent's own backend is named by its address.
+            "providers": sorted({name.partition(":")[0] for name in services.backends}),
             "shop": services.business.name,
             "agency": services.agency.name,
         },

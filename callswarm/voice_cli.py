@@ -5,14 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from sqlmodel import Session
-
+from callswarm.agency import load_agency
 from callswarm.app import build_services, open_database
 from callswarm.serve import end_of_turn, whisper_path
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder, TurnRecorder
 from models.redact import Redaction
-from models.search import catalogue_vocabulary
 from voice.events import ReplyAudioEvent, ReplyTextEvent, TranscriptEvent, TurnMetricsEvent
 from voice.frames import AudioFrame
 from voice.resample import resample
@@ -30,9 +28,9 @@ def say(text: str, out: Path, *, steady: bool = False) -> float:
 
 
 def speech_to_text(settings: Settings) -> WhisperSTT:
-    db = open_database(settings)
-    with Session(db) as s:
-        vocabulary = catalogue_vocabulary(s)
+    agency = load_agency(settings.agency)
+    db = open_database(settings, agency)
+    vocabulary = agency.vocabulary(db)
     db.dispose()
     return WhisperSTT(whisper_path(settings), vocabulary=vocabulary)
 

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from agents.plugin import AGENCY as PHARMACY
 from callswarm.bench.match import (
     Observed,
     OrderState,
@@ -20,7 +21,6 @@ from callswarm.bench.match import (
 )
 from callswarm.bench.report import compare, summarise, table, to_html, to_json
 from callswarm.bench.run import BenchResult, RunResult, TurnResult
-from agents.plugin import AGENCY as PHARMACY
 from callswarm.bench.scenario import ScenarioError, Turn, load, parse
 
 from .test_cli import base_env

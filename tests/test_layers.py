@@ -16,9 +16,20 @@ FORBIDDEN = {
     # A phone call sees a Responder, as the browser does: never agents or the database.
     "telephony": {"swarm", "agents", "models", "web", "callswarm"},
     # models may import swarm: SqlSessionStore implements the swarm's persistence port.
-    "models": {"agents", "voice", "web", "telephony", "callswarm"},
-    "agents": {"voice", "web", "telephony", "callswarm"},
+    "models": {"agents", "voice", "web", "telephony", "callswarm", "agencies"},
+    # An agency sees the engine, the shop's tables and the plug-in contract
+    # (callswarm.agency, checked below), never a transport or another agency.
+    "agents": {"voice", "web", "telephony", "agencies"},
+    "agencies": {"voice", "web", "telephony", "agents"},
+    # The gateway finds agencies by name (CALLSWARM_AGENCY), never by import.
+    "callswarm": {"agents", "agencies"},
+    "swarm": {"agents", "agencies", "voice", "web", "telephony", "callswarm", "models"},
 }
+FORBIDDEN["voice"] |= {"agencies"}
+FORBIDDEN["web"] |= {"agencies"}
+FORBIDDEN["telephony"] |= {"agencies"}
+AGENCY_FOLDERS = {"agents": ("triage", "sales"), "agencies/bakery": ("counter",)}
+PRODUCT = ("swarm", "voice", "models", "web", "telephony", "callswarm", "agents", "agencies")
 
 
 def imported(path: Path) -> set[str]:
@@ -39,6 +50,37 @@ def test_a_package_imports_only_downstream(package: str) -> None:
         if imported(path) & FORBIDDEN[package]
     }
     assert not offenders
+
+
+def test_an_agency_reaches_the_gateway_only_through_its_contract() -> None:
+    reaches = set()
+    for package in ("agents", "agencies"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("callswarm"):
+                    reaches.add(node.module)
+                elif isinstance(node, ast.Import):
+                    reaches |= {a.name for a in node.names if a.name.startswith("callswarm")}
+    assert reaches == {"callswarm.agency"}
+
+
+def test_no_module_outside_an_agencys_folder_names_its_agents() -> None:
+    """Agent names as string literals ("triage") only in their own agency's folder."""
+    found = []
+    for folder, agents in AGENCY_FOLDERS.items():
+        for package in PRODUCT:
+            for path in (ROOT / package).rglob("*.py"):
+                if path.is_relative_to(ROOT / folder):
+                    continue
+                for node in ast.walk(ast.parse(path.read_text())):
+                    if isinstance(node, ast.Constant) and node.value in agents:
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
+    assert not found
+    # The check sees the names where they are: it can fail.
+    assert any(
+        isinstance(node, ast.Constant) and node.value == "triage"
+        for node in ast.walk(ast.parse((ROOT / "agents/tools/navigation.py").read_text()))
+    )
 
 
 def private_reaches(path: Path) -> list[str]:

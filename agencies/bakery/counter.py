@@ -127,7 +127,7 @@ async def screen(session: SessionHandle, said: str) -> RoutedCall | RoutedReply 
         log.warning("safety client_id=%s concern=allergic_reaction", session.client_id)
         return RoutedReply(emergency_words(business))
     last = await session.get_last_assistant_message() or ""
-    if words.ALLERGY.search(said):
+    if words.asks_about_allergens(said):
         return RoutedReply(await allergen_answer(bakery, said, last))
     if words.PERSON.search(said):
         return RoutedCall(tools.TRANSFER_TOOL, {"reason": "asked for a person"})
@@ -141,6 +141,10 @@ async def screen(session: SessionHandle, said: str) -> RoutedCall | RoutedReply 
     if pending is None:
         return None
     if words.CANCEL.search(said):
+        # "Cancel the sourdough" takes one item out; only the order named cancels it.
+        left = words.item_words(words.CANCEL.sub(" ", said))
+        if [w for w in left if w not in ("order", "whole", "thing", "everything", "all")]:
+            return RoutedCall("remove_from_order", {"item": said})
         return RoutedCall("cancel_order")
     if tools.READ_BACK_ASK in last and words.is_clear_yes(said):
         return RoutedCall("confirm_order")

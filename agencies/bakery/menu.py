@@ -66,7 +66,13 @@ class Bakery:
         return await asyncio.to_thread(call)
 
     def allergen_words(self, product: Product) -> str:
-        found = self.contains.get(product.sku, ())
+        if product.sku not in self.contains:
+            # No data is not "no allergens": a person must answer.
+            return (
+                f"I don't have the allergens of our {product.name} to hand; please ask "
+                "someone in the bakery before you eat it."
+            )
+        found = self.contains[product.sku]
         if not found:
             return f"Our {product.name} has none of the common allergens in its recipe."
         return f"Our {product.name} contains {listed(list(found))}."
@@ -79,11 +85,16 @@ def bakery(ctx: ToolContext) -> Bakery:
     return deps
 
 
-def find_items(db: Session, said: str) -> list[Product]:
+def find_items(db: Session, said: str, *, by_name: bool = False) -> list[Product]:
     """The menu items the words name: a confident match only, so "something sweet" names
     nothing rather than a guess; two when they fit the words equally ("croissant" said
-    of the plain and the almond one alike)."""
-    hits = search_products(db, said, limit=2, min_score=0.75)
+    of the plain and the almond one alike). `by_name`: the item's name was said, not
+    only a word it is known by ("for a party" orders no birthday cake)."""
+    hits = [
+        h
+        for h in search_products(db, said, limit=3, min_score=0.75)
+        if h.name_score > 0 or not by_name
+    ][:2]
     if len(hits) == 2 and hits[0].score - hits[1].score < 0.02 and hits[1].name_score > 0:
         return [h.product for h in hits]
     return [h.product for h in hits[:1]]
@@ -98,12 +109,22 @@ def find_item(db: Session, *said: str) -> Product | None:
     return None
 
 
+class NotABakery(RuntimeError):
+    """The database holds another business's catalogue."""
+
+
 def prepare(db: Database) -> None:
-    """The menu, on the first start: a bakery's database holds no other catalogue."""
+    """The menu, on the first start. A database that holds another catalogue is refused:
+    its products would be sold, and answered for, as the bakery's."""
     with Session(db) as session:
-        known = session.exec(select(Product.sku).limit(1)).first()
-    if known is None:
+        skus = set(session.exec(select(Product.sku)).all())
+    if not skus:
         load_catalogue(db, MENU)
+    elif not skus & set(allergens()):
+        raise NotABakery(
+            "this database holds another catalogue: give the bakery its own "
+            "(CALLSWARM_DATA_DIR or CALLSWARM_DATABASE_URL)"
+        )
 
 
 def vocabulary(db: Database) -> list[str]:

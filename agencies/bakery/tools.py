@@ -20,6 +20,7 @@ from agencies.bakery.menu import bakery, find_item, find_items
 from models import orders
 from models.orders import OrderError, OrderView, OutOfStock, QuantityNotAllowed
 from models.search import search_products
+from models.shop import Product
 from swarm import Mode, Role, ToolContext, ToolError
 
 log = logging.getLogger("agencies.bakery")
@@ -113,41 +114,59 @@ async def add_to_order(ctx: ToolContext, params: Item) -> str:
     shop = bakery(ctx)
     said = await ctx.session.get_last_user_message() or ""
     offered = await ctx.session.get_last_assistant_message() or ""
-    quantity = words.stated_quantity(said)
-    if quantity is None:
-        if params.quantity != 1:
-            # A count the caller never said ("a loaf" read as 2): one, as if none was said.
-            log.warning("quantity_unsaid client_id=%s model=%d", ctx.client_id, params.quantity)
-        quantity = 1
+    if not words.wants(said):
+        # "What cakes do you have?" taken for an order: the caller hears the menu.
+        log.warning("add_unasked client_id=%s", ctx.client_id)
+        return await search_menu(ctx, Query(query=said or params.item))
+    if params.quantity != 1 and words.stated_quantity(said) is None:
+        # A count the caller never said ("a loaf" read as 2): one, as if none was said.
+        log.warning("quantity_unsaid client_id=%s model=%d", ctx.client_id, params.quantity)
 
-    def work(db: Session) -> tuple[str, OrderView] | str | None:
-        # The caller's words first; else the one item just offered to them ("two
-        # please" after "We have Sourdough Loaf at…"). Never the model's words alone.
-        items = find_items(db, said)
-        if not items and offered.startswith("We have") and offered.count(" at ") == 1:
-            items = find_items(db, offered)
-        if len(items) > 1:
-            return f"Which would you like: the {items[0].name} or the {items[1].name}?"
-        if not items:
+    def work(db: Session) -> tuple[list[tuple[str, int]], str] | str | None:
+        # The caller's words, each part of a list with its own count ("a baguette and
+        # two croissants"); else the one item just offered ("two please" after "We have
+        # Sourdough Loaf at…"). Never the model's words alone.
+        wanted: list[tuple[Product, int]] = []
+        for part in words.parts(said):
+            items = find_items(db, part, by_name=True)
+            if len(items) > 1:
+                return f"Which would you like: the {items[0].name} or the {items[1].name}?"
+            if items:
+                wanted.append((items[0], words.stated_quantity(part) or 1))
+        if not wanted:
+            items = find_items(db, said, by_name=True)
+            if not items and offered.startswith("We have") and offered.count(" at ") == 1:
+                items = find_items(db, offered, by_name=True)
+            if len(items) > 1:
+                return f"Which would you like: the {items[0].name} or the {items[1].name}?"
+            if items:
+                wanted.append((items[0], words.stated_quantity(said) or 1))
+        if not wanted:
             return None
-        view = orders.set_quantity(
-            db, customer_id=customer_id(db, ctx.client_id), product=items[0], quantity=quantity
-        )
-        return items[0].name, view
+        customer = customer_id(db, ctx.client_id)
+        done, refused = [], ""
+        for item, quantity in wanted:
+            try:
+                orders.set_quantity(db, customer_id=customer, product=item, quantity=quantity)
+            except OrderError as exc:
+                refused = refused or str(_refusal(exc))  # one question at a time
+                continue
+            done.append((item.name, quantity))
+        return done, refused
 
-    try:
-        added = await shop.run(work)
-    except OrderError as exc:
-        raise _refusal(exc) from exc
+    added = await shop.run(work)
     if added is None:
         return await search_menu(ctx, Query(query=said or params.item))
     if isinstance(added, str):
         return added
-    name, view = added
+    done, refused = added
+    if not done:
+        raise ToolError(refused)
+    view = await _pending(ctx)
+    assert view is not None
     currency = shop.business.currency
-    return (
-        f"I've added {words.counted(quantity, name)}. "
-        f"That's {_order_words(view, currency)}. Anything else?"
+    return f"I've added {words.listed([words.counted(n, name) for name, n in done])}. " + (
+        refused or f"That's {_order_words(view, currency)}. Anything else?"
     )
 
 

@@ -35,19 +35,30 @@ _QUANTITY = re.compile(
 
 # A reaction happening now: the emergency number, before anything else.
 EMERGENCY = re.compile(
-    r"\b(can'?t breathe|cannot breathe|struggling to breathe|trouble breathing|"
-    r"throat (?:is )?(?:swelling|closing|tight)|lips? (?:are |is )?swell|tongue (?:is )?swell|"
-    r"anaphyla\w*|epi ?pen|allergic reaction|having a reaction|gone into shock|collapsed|"
-    r"unconscious|passed out)",
+    r"\b(can'?t breathe|cannot breathe|not breathing|struggling to breathe|trouble breathing|"
+    r"short of breath|wheez\w*|throat[\w\s']{0,12}(?:swell\w*|closing|tight)|"
+    r"(?:lips?|tongue|face|mouth|eyes?)[\w\s']{0,12}(?:swell\w*|puff\w*|tingl\w*)|"
+    r"swelling up|hives|anaphyla\w*|epi ?pen|allergic reaction|having a reaction|"
+    r"gone into shock|collapsed|unconscious|passed out|turning blue)",
     re.I,
 )
-# A question about what is in the food: answered from the menu, never by a model.
+# A question about what is in the food: answered from the menu, never by a model. An
+# allergen's word alone is not one: "two almond croissants" is an order.
 ALLERGY = re.compile(
-    r"\b(allerg\w*|intoleran\w*|coeliac|celiac|nuts?|peanuts?|almonds?|walnuts?|"
-    r"gluten|wheat|dairy|lactose|milk|eggs?|sesame|soy|soya|vegan|contains?|"
-    r"ingredients?|safe for)\b",
+    r"\b(allerg\w*|intoleran\w*|coeliac|celiac|contains?|ingredients?|safe|free|"
+    r"made with|vegan|dairy|lactose|gluten|traces?)\b",
     re.I,
 )
+
+
+def asks_about_allergens(text: str) -> bool:
+    """ "Does the carrot cake have nuts?", "I'm coeliac", not "two almond croissants"."""
+    if ALLERGY.search(text):
+        return True
+    named, _ = allergens_named(text)
+    return bool(named) and ("?" in text or bool(re.search(r"\b(do|does|is|are|has)\b", text, re.I)))
+
+
 # What a caller's word for an allergy means in the menu's allergen lists.
 ALLERGENS = {
     "nut": ("almonds", "walnuts"),
@@ -89,7 +100,9 @@ def allergens_named(text: str) -> tuple[tuple[str, ...], str]:
 
 
 PERSON = re.compile(
-    r"\b(person|human|someone|somebody|staff|manager|operator|real people|the baker)\b", re.I
+    r"\b((?:talk|speak|put me through) to (?:a |an |the )?(?:person|human|someone|somebody|staff|"
+    r"manager|baker)|real person|an? (?:person|human)|operator|the manager)\b",
+    re.I,
 )
 HOURS = re.compile(r"\b(open|opening|close|closing|hours|what time)\b", re.I)
 WHERE = re.compile(r"\b(where are you|address|located|location|find you|directions)\b", re.I)
@@ -111,7 +124,12 @@ _YES = re.compile(
     r"place it|sounds good|perfect|ok(?:ay)?)\b",
     re.I,
 )
-_NOT_YES = re.compile(r"\b(no|not|don'?t|wait|hang on|actually|change|but|instead)\b|\?", re.I)
+# A yes that also asks for something ("yes and add a croissant") is not the yes to the order.
+_NOT_YES = re.compile(
+    r"\b(no|not|don'?t|wait|hang on|actually|change|but|instead|and|add|another|more|"
+    r"also|plus|remove|what|how|total)\b|\?",
+    re.I,
+)
 _CHATTER = {
     "please",
     "thanks",
@@ -207,6 +225,21 @@ def stated_quantity(text: str) -> int | None:
     """The one count the caller said, or None when they said none or several."""
     found = set(quantities(text))
     return found.pop() if len(found) == 1 else None
+
+
+_PARTS = re.compile(r",|\band\b|\bplus\b|\balso\b|\bwith\b", re.I)
+
+
+def parts(text: str) -> list[str]:
+    """The caller's words split where a list would be: "a baguette and two croissants"."""
+    return [p.strip() for p in _PARTS.split(text) if p.strip()]
+
+
+def wants(text: str) -> bool:
+    """Whether the words ask to buy, not to hear what there is: "what cakes do you have?"
+    adds nothing."""
+    asking = re.match(r"\W*(what|which|do you|have you|is there|are there|any)\b", text, re.I)
+    return bool(WANTS.search(text) or quantities(text) or is_clear_yes(text)) and not asking
 
 
 def is_clear_yes(text: str) -> bool:

@@ -171,3 +171,53 @@ def test_its_bench_on_the_scripted_provider_breaks_nothing(tmp_path) -> None:
     assert len(data["scenarios"]) >= 15
     assert sum("safety" in s["tags"] for s in data["scenarios"]) >= 5
     assert "safety scenarios broken: 0 of" in run.stdout
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "her face is swelling up",
+        "he's not breathing properly",
+        "my throat feels tight",
+        "he ate a walnut and his lips are tingling",
+    ],
+)
+async def test_a_reaction_in_callers_words_hears_the_emergency_number(bakery, said) -> None:
+    reply = await say(bakery, "c5", said)
+    assert "911" in reply and "dollar" not in reply, reply
+
+
+async def test_an_item_named_after_an_allergen_is_ordered_not_answered(bakery) -> None:
+    reply = await say(bakery, "c6", "two almond croissants please")
+    assert "2 Almond Croissants" in reply, reply
+    assert lines_of(bakery) == [("PAS-ALM", 2)]
+
+
+async def test_a_yes_that_asks_for_more_places_nothing(bakery) -> None:
+    await say(bakery, "c7", "a baguette please")
+    await say(bakery, "c7", "that's all")
+    await say(bakery, "c7", "yes and add a croissant")
+    with Session(bakery.db) as db:
+        assert db.exec(select(Order.status)).all() == [OrderStatus.PENDING]
+
+
+async def test_cancelling_one_item_keeps_the_rest(bakery) -> None:
+    await say(bakery, "c8", "a baguette and two croissants please")
+    reply = await say(bakery, "c8", "cancel the baguette")
+    assert "taken it out" in reply, reply
+    assert lines_of(bakery) == [("PAS-CRO", 2)]
+
+
+def lines_of(services) -> list[tuple[str, int]]:
+    with Session(services.db) as db:
+        rows = db.exec(select(OrderLine.sku, OrderLine.quantity).order_by(OrderLine.sku)).all()
+    return [tuple(row) for row in rows]
+
+
+def test_a_database_with_another_catalogue_is_refused(tmp_path) -> None:
+    from agencies.bakery.menu import NotABakery
+
+    pharmacy = build_services(Settings(data_dir=tmp_path, provider="scripted"))
+    pharmacy.db.dispose()
+    with pytest.raises(NotABakery, match="another catalogue"):
+        build_services(Settings(data_dir=tmp_path, agency="bakery", provider="scripted"))

@@ -10,6 +10,14 @@ async function callerId() {
   return (await response.json()).client_id;
 }
 
+// The page names the business the gateway answers for (its agency's, or the settings').
+fetch("/api/info").then((r) => r.json()).then((info) => {
+  if (info.shop) {
+    document.getElementById("shop").textContent = info.shop;
+    document.title = `callswarm: talk to ${info.shop}`;
+  }
+}).catch(() => {});
+
 const talk = document.getElementById("talk");
 const statusLine = document.getElementById("status");
 const agentLine = document.getElementById("agent");
