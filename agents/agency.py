@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
 
 from agents import availability, prompts
 from agents.deps import Pharmacy
@@ -11,80 +15,89 @@ from agents.screen import pharmacy_fallback, pharmacy_screen
 from agents.tools import catalogue, navigation, orders
 from agents.tools.navigation import SALES, TRIAGE
 from agents.tools.spoken import spoken
-from swarm import USER, Engine
+from swarm import USER, Engine, SessionHandle, ToolContext
 
 SWARM = "pharmacy"
 
-TOOLS = {
-    "search_products": (
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    description: str
+    parameters: type[BaseModel]
+    call: Callable[[ToolContext, Any], Awaitable[Any]]
+    available: Callable[[SessionHandle, str], bool | Awaitable[bool]] | None = None
+
+
+TOOLS: dict[str, Tool] = {
+    "search_products": Tool(
         "Search the catalogue by product name or symptom.",
         catalogue.SearchQuery,
         spoken(catalogue.search),
     ),
-    "get_product": (
+    "get_product": Tool(
         "Details of one product: strength, pack, price, stock.",
         catalogue.ProductName,
         spoken(catalogue.get_product),
     ),
-    "add_to_order": (
+    "add_to_order": Tool(
         "Add packs of a product to the caller's order.",
         orders.AddToOrder,
         spoken(orders.add_to_order),
     ),
-    "change_quantity": (
+    "change_quantity": Tool(
         "Change how many packs of a product in the order: the new total the caller said.",
         orders.ChangeQuantity,
         spoken(orders.change_quantity),
         availability.order_in_progress,
     ),
-    "swap_product": (
+    "swap_product": Tool(
         "Take a product out of the order and add what the caller wants instead.",
         orders.SwapProduct,
         spoken(orders.swap_product),
         availability.order_in_progress,
     ),
-    "remove_from_order": (
+    "remove_from_order": Tool(
         "Take a product out of the caller's order.",
         catalogue.ProductName,
         spoken(orders.remove_from_order),
         availability.order_in_progress,
     ),
-    "read_back_order": (
+    "read_back_order": Tool(
         "Read the whole order and its total back to the caller and ask them to confirm.",
         navigation.NoArguments,
         spoken(orders.read_back_order),
         availability.order_in_progress,
     ),
-    "confirm_order": (
+    "confirm_order": Tool(
         "Place the order. Only after the caller said yes to the order you read back.",
         navigation.NoArguments,
         spoken(orders.confirm_order),
         availability.order_read_back,
     ),
-    "cancel_order": (
+    "cancel_order": Tool(
         "Cancel the order in progress.",
         navigation.NoArguments,
         spoken(orders.cancel_order),
         availability.order_in_progress,
     ),
-    "order_status": (
+    "order_status": Tool(
         "The status of the caller's own orders.",
         navigation.NoArguments,
         spoken(orders.order_status),
     ),
-    "navigate_to_sales": (
+    "navigate_to_sales": Tool(
         "Hand the caller to the sales assistant, for products, prices and orders.",
         navigation.NoArguments,
         navigation.navigate_to_sales,
         availability.caller_wants_something,
     ),
-    "navigate_to_triage": (
+    "navigate_to_triage": Tool(
         "Hand the caller back to the receptionist, for anything but buying.",
         navigation.NoArguments,
         navigation.navigate_to_triage,
         availability.caller_asked_elsewhere,
     ),
-    navigation.TRANSFER_TOOL: (
+    navigation.TRANSFER_TOOL: Tool(
         "Put the caller through to a member of staff.",
         navigation.TransferReason,
         navigation.transfer_to_operator,
@@ -126,8 +139,8 @@ def build_pharmacy(
     `routers=False` leaves out every rule of code before the models (the routers and the
     screen, safety included): only the bench uses it, to measure a model alone."""
     engine.deps = pharmacy
-    for name, (description, parameters, call, *available) in TOOLS.items():
-        engine.add_tool(name, description, parameters, call, *available)
+    for name, tool in TOOLS.items():
+        engine.add_tool(name, tool.description, tool.parameters, tool.call, tool.available)
     shop = pharmacy.shop
     engine.add_agent(
         TRIAGE,

@@ -397,7 +397,7 @@ def _strong_check(family: list[Product]) -> Check:
     strongest: set[str] = set()
     for group in {g for p in family for g in form_groups(p)}:
         same = [p for p in family if group in form_groups(p) and strength_mg(p) is not None]
-        values = sorted({strength_mg(p) for p in same})
+        values = sorted({mg for p in same if (mg := strength_mg(p)) is not None})
         top = [p for p in same if values and strength_mg(p) == values[-1]]
         if len(values) > 1 and len(top) == 1:
             strongest.add(top[0].sku)

@@ -140,8 +140,7 @@ def ensure_model(model: SplitModel, data_dir: Path, progress: Progress | None = 
                         out.write(chunk)
                         digest.update(chunk)
                         done += len(chunk)
-                        if progress:
-                            progress(done, total)
+                        progress(done, total)
     except BaseException:
         # Named per process, an interrupted file would never be written over: drop it.
         partial.unlink(missing_ok=True)

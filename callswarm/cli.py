@@ -8,7 +8,7 @@ import json
 import sys
 import uuid
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
@@ -16,6 +16,9 @@ from pydantic import ValidationError
 from callswarm import __version__
 from callswarm.logs import configure_logging
 from callswarm.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from swarm import SwarmEvent
 
 app = typer.Typer(help="callswarm: a voice and telephony assistant gateway.", no_args_is_help=True)
 catalog_app = typer.Typer(help="The product catalogue.")
@@ -368,10 +371,10 @@ def bench_compare(
     typer.echo(comparison_text(compare(a, b), before.name, after.name))
 
 
-def event_json(event: object) -> str:
+def event_json(event: SwarmEvent) -> str:
     from swarm import event_name
 
-    payload = {"event": event_name(event), **dataclasses.asdict(event)}  # type: ignore[call-overload]
+    payload = {"event": event_name(event), **dataclasses.asdict(event)}
     return json.dumps(payload, default=str)
 
 

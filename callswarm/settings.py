@@ -240,6 +240,6 @@ def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings
     config = SettingsConfigDict(
         **{**Settings.model_config, "toml_file": path if path.is_file() else None}
     )
-    cls = type("FileSettings", (Settings,), {"model_config": config})
+    cls: type[Settings] = type("FileSettings", (Settings,), {"model_config": config})
     values = {k: v for k, v in overrides.items() if v is not None}
     return cls(**values)

@@ -114,7 +114,9 @@ def phone_hooks(
         calls.transfer_requested(client_id)
         return transfer_words
 
-    async def started(client_id: str, voice: VoiceSession):
+    async def started(
+        client_id: str, voice: VoiceSession
+    ) -> Callable[[CallSummary], Awaitable[None]]:
         call = await calls.open(client_id, Channel.SIP, voice=voice)
 
         async def finish(summary: CallSummary) -> None:

@@ -31,6 +31,7 @@ from swarm._registry import (
     Registry,
     RescueStep,
     RoutedCall,
+    RoutedReply,
     Screen,
     SwarmSpec,
     ToolCall,
@@ -120,7 +121,7 @@ class Engine:
         placeholder: str = DEFAULT_PLACEHOLDER,
         description: str = "",
         reminder: str = "",
-        router: Callable[[str], RoutedCall | None] | None = None,
+        router: Callable[[str], RoutedCall | RoutedReply | None] | None = None,
     ) -> str:
         unique("agent", name, self.registry.agents)
         self.registry.agents[name] = AgentSpec(

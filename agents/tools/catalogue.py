@@ -95,7 +95,7 @@ def brand_family(db: Session, name: str) -> list[Product]:
         for word in set(product.keywords.lower().split()):
             if len(word) >= 5:
                 holders.setdefault(word, []).append(product)
-    brands = [
+    brands: list[list[Product]] = [
         found
         for word, found in holders.items()
         if len(found) <= 4
@@ -104,7 +104,8 @@ def brand_family(db: Session, name: str) -> list[Product]:
     ]
     if not brands:
         return []
-    return sorted(min(brands, key=len), key=lambda p: len(p.name))
+    rarest = min(brands, key=len)  # its own statement: inside sorted() mypy infers it wrong
+    return sorted(rarest, key=lambda p: len(p.name))
 
 
 def choose_product(

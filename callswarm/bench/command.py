@@ -7,6 +7,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TextIO
 
 from callswarm.agency import Agency, load_agency
 from callswarm.app import build_services
@@ -36,7 +37,7 @@ def model_label(settings: Settings) -> str:
 class Bar:
     """A progress bar on a terminal; one line per run otherwise (CI logs)."""
 
-    def __init__(self, stream=sys.stderr) -> None:
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
         self.stream = stream
         self.tty = stream.isatty()
         self.broken = 0

@@ -63,12 +63,12 @@ def value_matches(expected: Any, actual: Any) -> bool:
             return re.search(expected["regex"], text, re.IGNORECASE) is not None
         if "fuzzy" in expected:
             score = fuzz.partial_ratio(str(expected["fuzzy"]).lower(), text.lower())
-            return score >= expected.get("min", FUZZY_MIN)
+            return bool(score >= expected.get("min", FUZZY_MIN))
     if isinstance(expected, str) and isinstance(actual, str):
         return expected.strip().lower() == actual.strip().lower()
     if isinstance(expected, dict) and isinstance(actual, dict):
         return all(k in actual and value_matches(v, actual[k]) for k, v in expected.items())
-    return expected == actual
+    return bool(expected == actual)
 
 
 def tool_matches(expected: ToolExpectation, used: ToolUse) -> bool:
