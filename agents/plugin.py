@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 from sqlalchemy.engine import Engine as Database
@@ -19,6 +20,7 @@ from models.search import catalogue_vocabulary
 from swarm import CompletionBackend
 
 BENCH = Path(__file__).parent / "bench"
+log = logging.getLogger("callswarm.app")
 
 
 def shop_info(business: Business) -> ShopInfo:
@@ -44,7 +46,8 @@ def _build(build: AgencyBuild) -> str:
 
 def _prepare(db: Database) -> None:
     if catalogue_is_empty(db):
-        load_catalogue(db)
+        result = load_catalogue(db)
+        log.info("catalogue_first_load added=%d", result.added)
 
 
 def _vocabulary(db: Database) -> list[str]:

@@ -103,8 +103,8 @@ def business(settings: Settings, agency: Agency) -> Business:
         address=settings.shop_address or own.address,
         hours=settings.shop_hours or own.hours,
         currency=settings.currency or own.currency,
-        emergency_number=settings.emergency_number,
-        crisis_line=settings.crisis_line,
+        emergency_number=settings.emergency_number or own.emergency_number,
+        crisis_line=settings.crisis_line or own.crisis_line,
     )
 
 
@@ -113,6 +113,13 @@ def agent_models(
 ) -> dict[str, AgentModel]:
     """Each agent's model: its own (`agent_models`, then `agent_providers`), else the
     gateway's. An explicit `provider` (`--provider`) means every agent."""
+    unknown = sorted((set(settings.agent_models) | set(settings.agent_providers)) - set(agents))
+    if unknown:
+        # A typo, or settings for another agency: said now, not silently ignored.
+        raise ValueError(
+            f"agent_models/agent_providers name {', '.join(unknown)}, not an agent of this "
+            f"agency (its agents: {', '.join(agents)})"
+        )
     if provider is not None:
         return {agent: AgentModel(provider=provider) for agent in agents}
     return {
@@ -155,10 +162,12 @@ def make_backend(
 
     options = LocalModelOptions(n_ctx=settings.local_context, n_threads=settings.local_threads)
     states = settings.data_dir / "llama-state"
-    # An agent's own local model is a bundled one's name or a GGUF file.
+    # An agent's own local model is a bundled one's name or a GGUF file, and wins over
+    # the gateway's.
+    own_bundled = model.model in BUNDLED
     choice = model.model if model.model in BUNDLED else settings.local_model
-    own = Path(model.model) if model.model and model.model not in BUNDLED else None
-    path_given = own or settings.local_model_path
+    own = Path(model.model) if model.model and not own_bundled else None
+    path_given = own or (None if own_bundled else settings.local_model_path)
     if path_given is not None:
         if not path_given.is_file():  # told now, not at the first caller
             where = "an agent_models model" if own else "CALLSWARM_LOCAL_MODEL_PATH"

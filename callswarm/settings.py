@@ -195,8 +195,13 @@ class Settings(BaseSettings):
     shop_address: str | None = None
     shop_hours: str | None = None
     currency: Literal["USD", "EUR", "GBP"] | None = None
-    emergency_number: str = Field(default="911", description="Said to a caller in an emergency.")
-    crisis_line: str = Field(default="988", description="Said to a caller at risk of self-harm.")
+    emergency_number: str | None = Field(
+        default=None, description="Said to a caller in an emergency; unset, the agency's (911)."
+    )
+    crisis_line: str | None = Field(
+        default=None,
+        description="Said to a caller at risk of self-harm; unset, the agency's (988).",
+    )
 
     @model_validator(mode="after")
     def _peers_beat_before_they_are_judged(self) -> Settings:

@@ -146,6 +146,8 @@ async def screen(session: SessionHandle, said: str) -> RoutedCall | RoutedReply 
         if [w for w in left if w not in ("order", "whole", "thing", "everything", "all")]:
             return RoutedCall("remove_from_order", {"item": said})
         return RoutedCall("cancel_order")
+    if words.CORRECTION.search(said) and words.quantities(said):
+        return RoutedCall("change_quantity", {"item": said, "quantity": words.quantities(said)[-1]})
     if tools.READ_BACK_ASK in last and words.is_clear_yes(said):
         return RoutedCall("confirm_order")
     if words.DONE.search(said):
@@ -221,6 +223,11 @@ TOOLS: dict[str, ToolEntry] = {
         tools.NoArguments,
         tools.confirm_order,
     ),
+    "change_quantity": (
+        "Change how many of an item in the order: the new total the caller said.",
+        tools.NewQuantity,
+        tools.change_quantity,
+    ),
     "cancel_order": ("Cancel the order in progress.", tools.NoArguments, tools.cancel_order),
     tools.TRANSFER_TOOL: (
         "Put the caller through to a person.",
@@ -228,7 +235,7 @@ TOOLS: dict[str, ToolEntry] = {
         tools.transfer_to_operator,
     ),
 }
-_SPOKEN = {"search_menu", "add_to_order", "remove_from_order", "cancel_order"}
+_SPOKEN = {"search_menu", "add_to_order", "change_quantity", "remove_from_order", "cancel_order"}
 
 
 def build(setup: AgencyBuild) -> str:

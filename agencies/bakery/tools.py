@@ -43,6 +43,11 @@ class Item(BaseModel):
     quantity: int = Field(default=1, ge=1, description="How many the caller asked for.")
 
 
+class NewQuantity(BaseModel):
+    item: str = Field(default="", description="The item to change, as the caller named it.")
+    quantity: int = Field(ge=1, description="The new total the caller said.")
+
+
 class ItemName(BaseModel):
     item: str = Field(min_length=2, description="The item as the caller named it.")
 
@@ -86,7 +91,8 @@ def _refusal(exc: OrderError) -> ToolError:
     if isinstance(exc, OutOfStock):
         if exc.available == 0:
             return ToolError(f"I'm sorry, we've sold out of {exc.name} today.")
-        return ToolError(f"I'm sorry, we only have {exc.available} {exc.name} left. How many?")
+        left = words.counted(exc.available, exc.name)
+        return ToolError(f"I'm sorry, we only have {left} left. How many would you like?")
     if isinstance(exc, QuantityNotAllowed):
         return ToolError(
             f"I can take between 1 and {orders.MAX_QUANTITY_PER_LINE} of each item by phone. "
@@ -168,6 +174,40 @@ async def add_to_order(ctx: ToolContext, params: Item) -> str:
     return f"I've added {words.listed([words.counted(n, name) for name, n in done])}. " + (
         refused or f"That's {_order_words(view, currency)}. Anything else?"
     )
+
+
+async def change_quantity(ctx: ToolContext, params: NewQuantity) -> str:
+    """ "Make that three": the item the caller names, else the line last added. The
+    count is the caller's, never the model's."""
+    shop = bakery(ctx)
+    said = await ctx.session.get_last_user_message() or ""
+    quantity = words.stated_quantity(said)
+    if quantity is None:
+        raise ToolError("How many would you like?")
+
+    def work(db: Session) -> str | None:
+        customer = customer_id(db, ctx.client_id)
+        order = orders.pending_order(db, customer_id=customer)
+        if order is None:
+            return None
+        view = orders.view_order(db, order=order)
+        named = find_items(db, said, by_name=True)
+        sku = named[0].sku if named else (view.lines[-1].sku if view.lines else None)
+        item = db.get(Product, sku) if sku else None
+        if item is None or all(line.sku != item.sku for line in view.lines):
+            return None
+        orders.set_quantity(db, customer_id=customer, product=item, quantity=quantity, add=False)
+        return item.name
+
+    try:
+        changed = await shop.run(work)
+    except OrderError as exc:
+        raise _refusal(exc) from exc
+    if changed is None:
+        raise ToolError("Which item should I change?")
+    view = await _pending(ctx)
+    assert view is not None
+    return f"Done. That's {_order_words(view, shop.business.currency)}. Anything else?"
 
 
 async def remove_from_order(ctx: ToolContext, params: ItemName) -> str:

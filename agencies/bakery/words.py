@@ -221,10 +221,23 @@ def quantities(text: str) -> list[int]:
     return out
 
 
+# Said between two counts, the second replaces the first: "three, no, two croissants".
+CORRECTED = re.compile(
+    r"\b(no|sorry|actually|i mean|wait|make (?:it|that)|or rather|change (?:it|that) to)\b", re.I
+)
+
+
 def stated_quantity(text: str) -> int | None:
-    """The one count the caller said, or None when they said none or several."""
-    found = set(quantities(text))
-    return found.pop() if len(found) == 1 else None
+    """The one count the caller said; of two, the second when they corrected themselves
+    between them; None when they said none, or several without a correction."""
+    found = quantities(text)
+    if len(set(found)) == 1:
+        return found[0]
+    if len(found) == 2:
+        spans = [m.span() for m in _QUANTITY.finditer(text.lower())]
+        if CORRECTED.search(text.lower()[spans[0][1] : spans[1][0]]):
+            return found[1]
+    return None
 
 
 _PARTS = re.compile(r",|\band\b|\bplus\b|\balso\b|\bwith\b", re.I)
@@ -264,6 +277,12 @@ def money(cents: int, currency: str = "USD") -> str:
     return f"{words} {minor:02d}" if minor else words
 
 
+# A change to the count of something already in the order.
+CORRECTION = re.compile(
+    r"\b(make (?:that|it)|change (?:that|it) to|just (?:the )?one|only (?:the )?one|"
+    r"actually,? (?:just )?(?:one|two|three|four|five|six)|instead of)\b",
+    re.I,
+)
 WANTS = re.compile(
     r"\b(i'?ll (?:take|have)|i'?d like|can i (?:get|have)|could i (?:get|have)|add|"
     r"give me|i want|i need)\b|^\W*(?:and|also|plus|oh and)?\W*(?:a|an)\b|\b(?:and|also|plus) (?:a|an)\b",

@@ -39,7 +39,8 @@ def test_the_gateway_finds_it_by_name_and_by_module_path() -> None:
         ("a couple of croissants", 2),
         ("12 bagels", 12),
         ("a baguette", None),
-        ("two croissants, no, three", None),
+        ("two croissants, no, three", 3),
+        ("two croissants and three bagels", None),
     ],
 )
 def test_the_count_is_what_the_caller_said(said: str, count: int | None) -> None:
@@ -221,3 +222,17 @@ def test_a_database_with_another_catalogue_is_refused(tmp_path) -> None:
     pharmacy.db.dispose()
     with pytest.raises(NotABakery, match="another catalogue"):
         build_services(Settings(data_dir=tmp_path, agency="bakery", provider="scripted"))
+
+
+async def test_make_that_three_changes_the_line_just_added(bakery) -> None:
+    await say(bakery, "c9", "two croissants please")
+    await say(bakery, "c9", "and a baguette")
+    assert "3 Croissants" in await say(bakery, "c9", "make that three croissants")
+    await say(bakery, "c9", "three, no, two sesame bagels")
+    assert lines_of(bakery) == [("BRD-BAG", 1), ("BRD-BAGEL", 2), ("PAS-CRO", 3)]
+
+
+async def test_sold_out_says_how_many_are_left(bakery) -> None:
+    reply = await say(bakery, "c10", "could I get five birthday cakes")
+    assert "only have 3 Birthday Sponge Cakes left" in reply, reply
+    assert lines_of(bakery) == []
