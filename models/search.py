@@ -14,7 +14,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 from rapidfuzz.fuzz import ratio
+from rapidfuzz.process import cdist
 from sqlalchemy import text
 from sqlmodel import Session, select
 
@@ -170,16 +172,6 @@ def _windows(tokens: list[str], max_n: int = 4) -> set[tuple[str, ...]]:
     return {g for g in grams if len("".join(g)) >= 3}
 
 
-def _without_shared_form(
-    gram: tuple[str, ...], target: tuple[str, ...]
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A shared form word says nothing of which product: for "resin tablets" against
-    "Iron Tablets", only "resin" and "iron" are compared."""
-    if len(gram) > 1 and len(target) > 1 and gram[-1] == target[-1] and gram[-1] in _FORMS:
-        gram, target = gram[:-1], target[:-1]
-    return gram, target
-
-
 @lru_cache(maxsize=1024)
 def _targets(name: str, ingredient: str) -> tuple[tuple[tuple[str, ...], float], ...]:
     """Words a caller may say for a product, with how much a match on each counts."""
@@ -210,28 +202,109 @@ def _made_up(window: tuple[str, ...]) -> bool:
 
 
 def _fuzzy_scores(products: list[Product], query: str) -> dict[str, float]:
-    windows = _windows(_tokens(query))
-    spoken = max((len("".join(w)) for w in windows), default=1)
-    scores: dict[str, float] = {}
-    for product in products:
-        best = 0.0
-        for words, weight in _targets(product.name, product.active_ingredient):
-            for window in windows:
-                gram_words, target_words = _without_shared_form(window, words)
-                gram, target = "".join(gram_words), "".join(target_words)
-                # Cheap length filter first: a 4-letter gram is never a 12-letter name.
-                if abs(len(gram) - len(target)) > max(4, len(target) // 2):
-                    continue
-                # A match that explains more of what was said beats a short exact word:
-                # "omega pra zole" is Omeprazole, not Omega 3.
-                coverage = 0.9 + 0.1 * min(1.0, len(gram) / spoken)
-                alike = _similarity(gram, target)
-                if _made_up(gram_words):
-                    alike = max(alike, _sound_similarity(gram_words, target_words))
-                best = max(best, weight * coverage * alike)
-        # Below this, a "match" is two unrelated words that share a few letters.
-        scores[product.sku] = best if best >= 0.78 else 0.0
-    return scores
+    """Each product's best match among the windows of what was said. Every window is
+    compared with every name a product may be called by at once, in rapidfuzz's C++
+    (`cdist`): a long sentence is a hundred windows against three hundred names, and
+    pair by pair in Python that took 80 ms a search (docs/performance.md)."""
+    windows = sorted(_windows(_tokens(query)))
+    if not windows:
+        return {p.sku: 0.0 for p in products}
+    named = [
+        (i, words, weight)
+        for i, p in enumerate(products)
+        for words, weight in _targets(p.name, p.active_ingredient)
+    ]
+    targets = sorted({words for _, words, _ in named})
+    column = {words: j for j, words in enumerate(targets)}
+    # A match that explains more of what was said beats a short exact word: "omega pra
+    # zole" is Omeprazole, not Omega 3.
+    covered, alike = _similarities(windows, targets)
+    best = [0.0] * len(products)
+    for i, words, weight in named:
+        j = column[words]
+        best[i] = max(best[i], float(np.max(weight * covered[:, j] * alike[:, j])))
+    # Below 0.78, a "match" is two unrelated words that share a few letters.
+    return {p.sku: (b if b >= 0.78 else 0.0) for p, b in zip(products, best, strict=True)}
+
+
+def _similarities(
+    windows: list[tuple[str, ...]], targets: list[tuple[str, ...]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """For every window against every target: the share of what was said it covers,
+    and how alike they are (`_similarity`, and by sound for made-up words); 0 where
+    their lengths rule a match out."""
+    grams = ["".join(w) for w in windows]
+    names = ["".join(t) for t in targets]
+    spoken = max(len(g) for g in grams)
+    g_len, t_len = np.array([len(g) for g in grams]), np.array([len(n) for n in names])
+    covered = np.repeat((0.9 + 0.1 * np.minimum(1.0, g_len / spoken))[:, None], len(names), 1)
+    letters = (
+        np.maximum(
+            cdist(grams, names, scorer=ratio, dtype=np.float64),
+            cdist(
+                [respell(g) for g in grams],
+                [respell(n) for n in names],
+                scorer=ratio,
+                dtype=np.float64,
+            ),
+        )
+        / 100
+    )
+    g_key, t_key = [phonetic_key(g) for g in grams], [phonetic_key(n) for n in names]
+    sounds = np.maximum(
+        cdist(g_key, t_key, scorer=ratio, dtype=np.float64),
+        cdist(
+            [k.lstrip("aeiou") for k in g_key],
+            [k.lstrip("aeiou") for k in t_key],
+            scorer=ratio,
+            dtype=np.float64,
+        ),
+    )
+    g_key_len, t_key_len = np.array([len(k) for k in g_key]), np.array([len(k) for k in t_key])
+    same = (np.array(g_key, dtype=object)[:, None] == np.array(t_key, dtype=object)[None, :]) & (
+        g_key_len[:, None] >= 6
+    )
+    alike = np.where(
+        np.minimum.outer(g_key_len, t_key_len) < 4,
+        letters,
+        np.where(
+            same, np.maximum(letters, 0.95), np.maximum(letters, (letters + sounds / 100) / 2)
+        ),
+    )
+    made_up = [r for r, w in enumerate(windows) if _made_up(w)]
+    heard = [sounds_of(windows[r]) or "" for r in made_up]
+    by_sound = [j for j, t in enumerate(targets) if len(sounds_of(t) or "") >= _SOUND_MIN]
+    if made_up and by_sound:
+        spoken_like = cdist(
+            heard, [sounds_of(targets[j]) or "" for j in by_sound], scorer=ratio, dtype=np.float64
+        )
+        rows, cols = np.ix_(made_up, by_sound)
+        alike[rows, cols] = np.maximum(alike[rows, cols], spoken_like / 100)
+    # A 4-letter gram is never a 12-letter name.
+    alike[np.abs(g_len[:, None] - t_len[None, :]) > np.maximum(4, t_len // 2)[None, :]] = 0.0
+    # A shared form word says nothing of which product: those few pairs are compared
+    # without it, one by one.
+    for r, window in enumerate(windows):
+        if len(window) < 2 or window[-1] not in _FORMS:
+            continue
+        for j, target in enumerate(targets):
+            if len(target) > 1 and target[-1] == window[-1]:
+                covered[r, j], alike[r, j] = _pair(window[:-1], target[:-1], spoken)
+    return covered, alike
+
+
+def _pair(
+    gram_words: tuple[str, ...], target_words: tuple[str, ...], spoken: int
+) -> tuple[float, float]:
+    """One window against one target, as `_similarities` scores them all."""
+    gram, target = "".join(gram_words), "".join(target_words)
+    covered = 0.9 + 0.1 * min(1.0, len(gram) / spoken)
+    if abs(len(gram) - len(target)) > max(4, len(target) // 2):
+        return covered, 0.0
+    alike = _similarity(gram, target)
+    if _made_up(gram_words):
+        alike = max(alike, _sound_similarity(gram_words, target_words))
+    return covered, alike
 
 
 def _fts_order(db: Session, query: str) -> list[str]:
