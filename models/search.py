@@ -6,6 +6,9 @@ Two signals, merged by score:
 - letter and phonetic similarity of the query's word n-grams to product names
   and ingredients, for names the recogniser split or misheard:
   "Paris at them all" is Paracetamol, "ibu profen" is Ibuprofen.
+
+Over ~400 lines on purpose: letters, sounds and full text are one ranking, and the
+rules that keep a heard word from naming the wrong drug only read right side by side.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,28 @@ def test_swarm_modules_import_one_way_even_for_type_checking() -> None:
     edges = swarm_edges()
     assert "_log" in edges["_session"] and "_handle" in edges["_registry"]  # it reads them
     assert cycle_in(edges) == []
+
+
+LONG = 400
+WHY_LONG = re.compile(
+    r"(over|past|beyond)\s+(our\s+)?~?\s*400|longer than (most|our|~?\s*400)", re.IGNORECASE
+)
+
+
+def test_a_module_over_400_lines_says_why_in_its_docstring() -> None:
+    """The house rule: a module over ~400 lines needs a reason, written where a reader
+    of the module meets it first."""
+    unexplained = []
+    for package in PRODUCT:
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            source = path.read_text()
+            if source.count("\n") <= LONG:
+                continue
+            doc = ast.get_docstring(ast.parse(source)) or ""
+            if not WHY_LONG.search(" ".join(doc.split())):
+                unexplained.append(f"{path.relative_to(ROOT)} ({source.count(chr(10))} lines)")
+    assert not unexplained
+    # The rule sees a long module without its reason: it can fail.
+    assert not WHY_LONG.search("A module of many lines, for no stated reason.")

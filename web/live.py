@@ -5,6 +5,10 @@ when the caller connects and closes it when they leave. While it is live an
 operator may take it over: the caller's words are then recorded but not answered
 by the agents, and the operator's typed replies are spoken in their place until
 the call is handed back.
+
+Over ~400 lines on purpose: opening, settling, recording, takeover and the calls a
+lost gateway left all change the same live record, and the takeover rule must see
+every one of those changes.
 """
 
 from __future__ import annotations

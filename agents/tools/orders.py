@@ -4,6 +4,9 @@ The rules are code: the model only chooses to call these tools. A quantity the
 caller stated wins over the model's; the read-back is spoken by code, so the
 caller hears exactly what will be ordered; an order is placed only when the
 caller's very next words after that read-back are a clear yes.
+
+Just over ~400 lines on purpose: every tool that changes an order sits beside the
+read-back and the yes it must respect, so one reading shows the whole consent rule.
 """
 
 from __future__ import annotations

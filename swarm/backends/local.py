@@ -14,6 +14,9 @@ Warming: a gateway serves before its agents' prompts are read. `begin_warm_up`
 reads them in the background (or loads them from `llama_state`, seconds faster),
 and `ready(agent)` lets a caller's turn wait for its agent rather than for the
 whole set. Between two agents the warm-up lets waiting callers go first.
+
+Over ~400 lines on purpose: loading, warming, saved states, sampling and the one lock
+are one lifecycle around llama.cpp instances that share their weights.
 """
 
 from __future__ import annotations
