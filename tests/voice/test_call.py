@@ -1,0 +1,300 @@
+"""The call runner both transports share (`voice.call.run_call`), on the fake engines
+and a transport made of callables: the order of its life, and what no failure of the
+world around a call may do to the caller."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+import pytest
+
+from voice.call import CallLog, Finish, run_call
+from voice.events import (
+    InterruptedEvent,
+    ReplyAudioEvent,
+    ReplyDoneEvent,
+    TurnMetricsEvent,
+    VoiceEvent,
+)
+from voice.fakes import FakeSTT, FakeTTS, buzz
+from voice.frames import AudioFrame
+from voice.session import Responder, VoiceSession
+
+from .speech import frames, silence
+
+GREETING = "Hello, this is the bakery. What can I get you today?"
+# A safety net for a broken runner, not a synchronisation: every wait is on an event.
+WAIT_S = 20
+
+
+class Baker:
+    """A responder that answers every question the same way."""
+
+    def __init__(self) -> None:
+        self.cut: list[str] = []
+
+    async def reply(self, text: str) -> AsyncIterator[str]:
+        yield "Yes, baked fresh this morning."
+
+    async def interrupted(self, spoken: str) -> None:
+        self.cut.append(spoken)
+
+
+class Port:
+    """A `CallPort` that writes down what it is asked, in one order with the line's."""
+
+    def __init__(
+        self,
+        order: list[str],
+        *,
+        refuse_start: bool = False,
+        refuse_greeting: bool = False,
+        refuse_finish: bool = False,
+    ) -> None:
+        self.order = order
+        self.refuse_start, self.refuse_greeting = refuse_start, refuse_greeting
+        self.refuse_finish = refuse_finish
+        self.turns: list[TurnMetricsEvent] = []
+
+    def responder(self, client_id: str) -> Responder:
+        return Baker()
+
+    async def greet(self, client_id: str) -> str:
+        self.order.append(f"greet:{client_id}")
+        if self.refuse_greeting:
+            raise RuntimeError("the history is gone")
+        return GREETING
+
+    async def record_turn(self, client_id: str, event: TurnMetricsEvent) -> None:
+        self.order.append("record_turn")
+        self.turns.append(event)
+
+    async def started(self, client_id: str, voice: VoiceSession) -> Finish:
+        self.order.append(f"started:{client_id}")
+        if self.refuse_start:
+            raise RuntimeError("the console's database is down")
+
+        async def finish(ended_by: str) -> None:
+            self.order.append(f"finish:{ended_by}")
+            if self.refuse_finish:
+                raise RuntimeError("the console's database is down")
+
+        return finish
+
+
+class Line:
+    """The transport's side: what it delivered, and when it hung up."""
+
+    def __init__(self, voice: VoiceSession, order: list[str], *, refuse: type | None = None):
+        self.voice, self.order, self.refuse = voice, order, refuse
+        self.delivered: list[VoiceEvent] = []
+        self._seen: dict[type, asyncio.Event] = {}
+        self.drained_at_hang_up: bool | None = None
+
+    async def deliver(self, event: VoiceEvent) -> None:
+        if self.refuse is not None and isinstance(event, self.refuse):
+            self.refuse = None  # the first one only
+            raise ConnectionError("the socket hiccupped")
+        self.delivered.append(event)
+        self.order.append(type(event).__name__)
+        self._seen.setdefault(type(event), asyncio.Event()).set()
+
+    async def until(self, kind: type) -> None:
+        await asyncio.wait_for(self._seen.setdefault(kind, asyncio.Event()).wait(), WAIT_S)
+
+    def hang_up(self, ended_by: str) -> None:
+        self.order.append(f"hang_up:{ended_by}")
+        self.drained_at_hang_up = self.voice.events.empty()
+
+
+def session(stt: FakeSTT, tts: FakeTTS, port: Port, *, realtime: bool = False) -> VoiceSession:
+    return VoiceSession("caller-1", port.responder("caller-1"), stt=stt, tts=tts, realtime=realtime)
+
+
+LOG = CallLog(logging.getLogger("tests.voice.call"), "call", "call_id=c-1")
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == LOG.logger.name]
+
+
+def forwarders() -> list[asyncio.Task[object]]:
+    return [t for t in asyncio.all_tasks() if t.get_name().startswith("call-out-")]
+
+
+async def test_a_call_is_listed_greeted_answered_and_closed_in_that_order() -> None:
+    order: list[str] = []
+    stt, tts = FakeSTT(["Do you have rye bread?"]), FakeTTS()
+    port = Port(order)
+    voice = session(stt, tts, port)
+    line = Line(voice, order)
+
+    async def receive() -> None:
+        order.append("receive")
+        await line.until(ReplyDoneEvent)  # the greeting was said
+        for chunk in frames(silence(0.5) + buzz(1.5, pitch=180.0) + silence(1.0)):
+            await voice.push(AudioFrame(chunk, 16000))
+        await line.until(TurnMetricsEvent)  # the caller's turn was answered
+
+    ended_by = await run_call(
+        voice,
+        port,
+        receive=receive,
+        deliver=line.deliver,
+        ended_by=lambda: "caller",
+        hang_up=line.hang_up,
+        log=LOG,
+    )
+
+    assert ended_by == "caller"
+    assert order[:3] == ["started:caller-1", "greet:caller-1", "receive"]
+    # The fake voice speaks a sentence at a time.
+    assert " ".join(tts.spoken) == f"{GREETING} Yes, baked fresh this morning."
+    done = [e.text for e in line.delivered if isinstance(e, ReplyDoneEvent)]
+    assert done == [GREETING, "Yes, baked fresh this morning."]
+    # The turn was recorded before the transport saw it.
+    [turn] = port.turns
+    assert turn.transcript == "Do you have rye bread?"
+    assert order.index("record_turn") == order.index("TurnMetricsEvent") - 1
+    assert order[-2:] == ["hang_up:caller", "finish:caller"]
+    assert line.drained_at_hang_up and not forwarders()
+
+
+async def test_the_shutdown_runs_in_order_when_the_receive_loop_fails() -> None:
+    order: list[str] = []
+    stt, tts = FakeSTT(), FakeTTS()
+    port = Port(order)
+    # In real time: the greeting is still playing when the line fails.
+    voice = session(stt, tts, port, realtime=True)
+    line = Line(voice, order)
+
+    async def receive() -> None:
+        await line.until(ReplyAudioEvent)
+        raise ConnectionResetError("the line dropped")
+
+    with pytest.raises(ConnectionResetError):
+        await run_call(
+            voice,
+            port,
+            receive=receive,
+            deliver=line.deliver,
+            ended_by=lambda: "gateway",
+            hang_up=line.hang_up,
+            log=LOG,
+        )
+
+    # Closing the voice cut the greeting; that event was delivered before the hang-up,
+    # then the console heard who ended the call, and nothing came after.
+    assert "ReplyDoneEvent" not in order
+    cut = order.index("InterruptedEvent")
+    assert order[cut + 1 :] == ["hang_up:gateway", "finish:gateway"]
+    [interrupted] = [e for e in line.delivered if isinstance(e, InterruptedEvent)]
+    assert GREETING.startswith(interrupted.spoken)
+    assert line.drained_at_hang_up and not forwarders()
+    await voice.push(AudioFrame(buzz(0.5), 16000))  # closed: ignored, nothing is heard
+    assert voice.events.empty() and stt.heard == []
+
+
+async def test_a_console_that_cannot_list_the_call_does_not_drop_the_caller(caplog) -> None:
+    order: list[str] = []
+    tts = FakeTTS()
+    port = Port(order, refuse_start=True)
+    voice = session(FakeSTT(), tts, port)
+    line = Line(voice, order)
+
+    async def receive() -> None:
+        order.append("receive")
+        await line.until(ReplyDoneEvent)
+
+    ended_by = await run_call(
+        voice,
+        port,
+        receive=receive,
+        deliver=line.deliver,
+        ended_by=lambda: "caller",
+        hang_up=line.hang_up,
+        log=LOG,
+    )
+
+    assert ended_by == "caller" and " ".join(tts.spoken) == GREETING
+    assert order[:3] == ["started:caller-1", "greet:caller-1", "receive"]
+    # Nothing to finish: the console never had the call.
+    assert order[-1] == "hang_up:caller" and not any(o.startswith("finish") for o in order)
+    assert logged(caplog) == ["call_log_failed call_id=c-1"]
+
+
+async def test_a_failed_greeting_is_logged_and_the_call_goes_on(caplog) -> None:
+    order: list[str] = []
+    tts = FakeTTS()
+    port = Port(order, refuse_greeting=True)
+    voice = session(FakeSTT(), tts, port)
+    line = Line(voice, order)
+
+    async def receive() -> None:
+        order.append("receive")
+
+    await run_call(
+        voice,
+        port,
+        receive=receive,
+        deliver=line.deliver,
+        ended_by=lambda: "caller",
+        log=LOG,
+    )
+
+    assert tts.spoken == [] and line.delivered == []
+    assert order == ["started:caller-1", "greet:caller-1", "receive", "finish:caller"]
+    assert logged(caplog) == ["call_greeting_failed call_id=c-1"]
+
+
+async def test_a_resumed_call_is_not_greeted_again() -> None:
+    order: list[str] = []
+    tts = FakeTTS()
+    port = Port(order)
+    voice = session(FakeSTT(), tts, port)
+
+    async def receive() -> None:
+        order.append("receive")
+
+    ended_by = await run_call(
+        voice,
+        port,
+        receive=receive,
+        deliver=Line(voice, order).deliver,
+        ended_by=lambda: "taken_over",
+        log=LOG,
+        greet=False,
+    )
+
+    assert ended_by == "taken_over" and tts.spoken == []
+    assert order == ["started:caller-1", "receive", "finish:taken_over"]
+
+
+async def test_an_event_or_a_finish_that_fails_does_not_stop_the_call(caplog) -> None:
+    order: list[str] = []
+    tts = FakeTTS()
+    port = Port(order, refuse_finish=True)
+    voice = session(FakeSTT(), tts, port)
+    line = Line(voice, order, refuse=ReplyAudioEvent)
+
+    async def receive() -> None:
+        await line.until(ReplyDoneEvent)
+
+    ended_by = await run_call(
+        voice,
+        port,
+        receive=receive,
+        deliver=line.deliver,
+        ended_by=lambda: "caller",
+        log=LOG,
+    )
+
+    # The first audio frame was lost; the rest of the greeting still went out.
+    assert ended_by == "caller" and order[-1] == "finish:caller"
+    assert any(isinstance(e, ReplyAudioEvent) for e in line.delivered)
+    assert logged(caplog) == [
+        "call_event_failed call_id=c-1",
+        "call_log_failed call_id=c-1",
+    ]
