@@ -20,7 +20,8 @@ from models.redact import REDACT, Redaction
 from models.tables import TurnRow
 from models.turns import record_turn
 from swarm import Engine, Session, StoreWriter
-from telephony import CallHooks, CallSummary
+from telephony import CallHooks
+from voice.call import Finish
 from voice.events import TurnMetricsEvent
 from voice.session import VoiceSession
 from web.live import LiveCalls
@@ -114,13 +115,11 @@ def phone_hooks(
         calls.transfer_requested(client_id)
         return transfer_words
 
-    async def started(
-        client_id: str, voice: VoiceSession
-    ) -> Callable[[CallSummary], Awaitable[None]]:
+    async def started(client_id: str, voice: VoiceSession) -> Finish:
         call = await calls.open(client_id, Channel.SIP, voice=voice)
 
-        async def finish(summary: CallSummary) -> None:
-            await calls.close(call, ended_by=summary.ended_by)
+        async def finish(ended_by: str) -> None:
+            await calls.close(call, ended_by=ended_by)
 
         return finish
 

@@ -3,7 +3,8 @@
 pyVoIP's threads only hand packets over (`audio`, `dtmf`, `ended`); everything else
 runs on the event loop. Inbound audio is decoded to 8 kHz PCM16 and pushed to the
 voice session; its reply frames are encoded in the call's codec and queued for the
-paced sender, and a barge-in flushes that queue.
+paced sender, and a barge-in flushes that queue. The call around them (the console's
+record, the greeting, the shutdown) is `voice.call.run_call`'s, as a browser call's is.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pyVoIP.RTP import PayloadType
 
 from telephony.adapter import PCMA, AdaptedCall
+from voice.call import CallLog, Finish, run_call
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw, pcm16_to_ulaw, ulaw_to_pcm16
 from voice.events import (
     ErrorEvent,
@@ -29,6 +31,7 @@ from voice.events import (
     ReplyHeldEvent,
     TranscriptEvent,
     TurnMetricsEvent,
+    VoiceEvent,
 )
 from voice.frames import AudioFrame
 from voice.session import Responder, VoiceSession
@@ -48,7 +51,9 @@ _GAP_SILENCE = b"\x00\x00" * int(RATE * GAP_S)
 
 @dataclass(frozen=True)
 class CallHooks:
-    """What a call needs from the wiring: the caller's swarm session, seen as voice."""
+    """What a call needs from the wiring: the caller's swarm session, seen as voice.
+
+    A `voice.call.CallPort`, and the operator key besides."""
 
     responder: Callable[[str], Responder]
     # Called on answer: commits the greeting to the caller's history, returns its words.
@@ -57,8 +62,8 @@ class CallHooks:
     operator: Callable[[str], Awaitable[str]]
     record_turn: Callable[[str, TurnMetricsEvent], Awaitable[None]]
     # On answer, for the operators' console: takes the caller's client id and the call's
-    # voice session, returns what to call with the summary when the call is over.
-    started: Callable[[str, VoiceSession], Awaitable[Callable[[CallSummary], Awaitable[None]]]]
+    # voice session, returns what to call with who ended it when the call is over.
+    started: Callable[[str, VoiceSession], Awaitable[Finish]]
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,7 @@ class PhoneCall:
         self._last_reply = ""
         self._held = False
         self._holds = 0
+        self._line_ended = 0.0  # when our side of the line was done: set on hang-up
         self.voice = VoiceSession(
             client_id,
             hooks.responder(client_id),
@@ -182,34 +188,21 @@ class PhoneCall:
             self.codec.name,
         )
         self.call.answer()
-        forward = self._loop.create_task(self._forward(), name=f"call-out-{self.client_id}")
-        finish = None
-        try:
-            try:
-                finish = await self.hooks.started(self.client_id, self.voice)
-            except Exception:
-                # The caller is on the line: the console missing a call must not drop it.
-                log.exception("call_log_failed call_id=%s", self.call.call_id)
-            await self._greet()
-            await self._receive()
-        finally:
-            # Committed messages stay committed: closing cancels only what is unsaid.
-            await self.voice.close()
-            # The cut turn's metrics are among the last events: handle them, then stop.
-            with suppress(TimeoutError):
-                await asyncio.wait_for(self.voice.events.join(), 5)
-            forward.cancel()
-            with suppress(asyncio.CancelledError):
-                await forward
-            if self._ended_by != "caller":
-                with suppress(Exception):
-                    self.call.hangup()
+        ended_by = await run_call(
+            self.voice,
+            self.hooks,
+            receive=self._receive,
+            deliver=self._deliver,
+            ended_by=lambda: self._ended_by or "gateway",
+            hang_up=self._hang_up_line,
+            log=CallLog(log, "call", f"call_id={self.call.call_id}"),
+        )
         summary = CallSummary(
             call_id=self.call.call_id,
             client_id=self.client_id,
             codec=self.codec.name,
-            ended_by=self._ended_by or "gateway",
-            duration_s=time.monotonic() - started,
+            ended_by=ended_by,
+            duration_s=self._line_ended - started,
             packets_in=self.media.packets_in,
             packets_out=self.media.pmout.packets,
             dropped_in=self._dropped,
@@ -229,21 +222,14 @@ class PhoneCall:
             summary.underruns,
             summary.bad_packets,
         )
-        if finish is not None:
-            try:
-                await finish(summary)
-            except Exception:
-                log.exception("call_log_failed call_id=%s", summary.call_id)
         return summary
 
-    async def _greet(self) -> None:
-        try:
-            greeting = await self.hooks.greet(self.client_id)
-        except Exception:
-            # The caller is on the line: a failed greeting must not drop the call.
-            log.exception("call_greeting_failed call_id=%s", self.call.call_id)
-            return
-        await self.voice.say(greeting)
+    def _hang_up_line(self, ended_by: str) -> None:
+        # The call lasted until here; closing the console's record comes after it.
+        self._line_ended = time.monotonic()
+        if ended_by != "caller":
+            with suppress(Exception):
+                self.call.hangup()
 
     async def _receive(self) -> None:
         idle = 0.0
@@ -303,35 +289,21 @@ class PhoneCall:
             await self.voice.interrupt()
             await self.voice.say(await self.hooks.operator(self.client_id))
 
-    async def _forward(self) -> None:
+    async def _deliver(self, event: VoiceEvent) -> None:
         playback = self.media.pmout
-        while True:
-            event = await self.voice.events.get()
-            try:
-                if isinstance(event, ReplyAudioEvent):
-                    playback.write(self._encode(event.frame.pcm))
-                elif isinstance(event, InterruptedEvent):
-                    dropped = playback.flush()
-                    log.info(
-                        "call_barge_in call_id=%s dropped_s=%.2f", self.call.call_id, dropped / RATE
-                    )
-                elif isinstance(event, ReplyHeldEvent):
-                    playback.finish()  # the gap while the caller is heard is meant
-                elif isinstance(event, ReplyDoneEvent):
-                    playback.finish()
-                    if event.text:
-                        self._last_reply = event.text
-                        self._replies.append(event.text)
-                elif isinstance(event, TranscriptEvent):
-                    self._transcripts.append(event.text)
-                elif isinstance(event, TurnMetricsEvent):
-                    await self.hooks.record_turn(self.client_id, event)
-                elif isinstance(event, ErrorEvent):
-                    log.error(
-                        "call_turn_failed call_id=%s error=%s", self.call.call_id, event.message
-                    )
-            except Exception:
-                # One event that could not be handled must not silence the call.
-                log.exception("call_event_failed call_id=%s", self.call.call_id)
-            finally:
-                self.voice.events.task_done()
+        if isinstance(event, ReplyAudioEvent):
+            playback.write(self._encode(event.frame.pcm))
+        elif isinstance(event, InterruptedEvent):
+            dropped = playback.flush()
+            log.info("call_barge_in call_id=%s dropped_s=%.2f", self.call.call_id, dropped / RATE)
+        elif isinstance(event, ReplyHeldEvent):
+            playback.finish()  # the gap while the caller is heard is meant
+        elif isinstance(event, ReplyDoneEvent):
+            playback.finish()
+            if event.text:
+                self._last_reply = event.text
+                self._replies.append(event.text)
+        elif isinstance(event, TranscriptEvent):
+            self._transcripts.append(event.text)
+        elif isinstance(event, ErrorEvent):
+            log.error("call_turn_failed call_id=%s error=%s", self.call.call_id, event.message)
