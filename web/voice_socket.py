@@ -1,7 +1,8 @@
 """`/ws/voice/{client_id}`: push-to-talk audio in, events and reply audio out.
 
 The protocol is in docs/protocol.md. One receiver reads the caller, one sender
-forwards the voice session's events; bad input gets an `error` event and the
+forwards the voice session's events (the call around them, from greeting to
+shutdown, is `voice.call.run_call`'s); bad input gets an `error` event and the
 session carries on. A new connection with the same client id resumes the same
 swarm session (its history is sent in `ready`) and takes over from an older socket.
 """
@@ -12,13 +13,15 @@ import asyncio
 import json
 import logging
 from contextlib import suppress
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from models.calls import Channel
-from swarm import Mode, Role
+from swarm import Mode, Role, Session
+from voice.call import CallLog, Finish, run_call
 from voice.events import (
     ErrorEvent,
     InterruptedEvent,
@@ -32,7 +35,7 @@ from voice.events import (
     VoiceEvent,
 )
 from voice.frames import SUPPORTED_RATES, AudioFrame
-from voice.session import VoiceSession
+from voice.session import Responder, VoiceSession
 from web.callers import socket_caller
 from web.deps import GatewayDep
 from web.gateway import Gateway, VoiceEngines
@@ -109,6 +112,35 @@ async def _engines(websocket: WebSocket, gateway: Gateway, client_id: str) -> Vo
     return await gateway.warming.voice()
 
 
+@dataclass(frozen=True)
+class BrowserPort:
+    """A browser call's view of the gateway: a `voice.call.CallPort` over the caller's
+    swarm session (the connection's own: a take-over may end the old one's meanwhile)."""
+
+    gateway: Gateway
+    session: Session
+
+    def responder(self, client_id: str) -> Responder:
+        return self.gateway.calls.responder(client_id, self.gateway.responder(client_id))
+
+    async def greet(self, client_id: str) -> str:
+        # The greeting is part of the conversation: in the history, then spoken.
+        await self.session.emit(self.gateway.greeting)
+        return self.gateway.greeting
+
+    async def record_turn(self, client_id: str, event: TurnMetricsEvent) -> None:
+        await self.gateway.record_turn(client_id, event)
+
+    async def started(self, client_id: str, voice: VoiceSession) -> Finish:
+        calls = self.gateway.calls
+        call = await calls.open(client_id, Channel.WEB, voice=voice)
+
+        async def finish(ended_by: str) -> None:
+            await calls.close(call, ended_by=ended_by)
+
+        return finish
+
+
 class VoiceConnection:
     def __init__(
         self, websocket: WebSocket, gateway: Gateway, client_id: str, engines: VoiceEngines
@@ -118,9 +150,10 @@ class VoiceConnection:
         self.client_id = client_id
         self.rate: int | None = None  # set by `start`
         self.session = gateway.engine.session(client_id, gateway.swarm)
+        self.port = BrowserPort(gateway, self.session)
         self.voice = VoiceSession(
             client_id,
-            gateway.calls.responder(client_id, gateway.responder(client_id)),
+            self.port.responder(client_id),
             stt=engines.stt,
             tts=engines.tts,
             turn=engines.turn,
@@ -152,24 +185,18 @@ class VoiceConnection:
                 ],
             }
         )
-        sender = asyncio.get_running_loop().create_task(self._forward())
-        call = await self.gateway.calls.open(self.client_id, Channel.WEB, voice=self.voice)
         try:
-            if not history:
-                # The greeting is part of the conversation: in the history, then spoken.
-                await self.session.emit(self.gateway.greeting)
-                await self.voice.say(self.gateway.greeting)
-            await self._receive()
+            await run_call(
+                self.voice,
+                self.port,
+                receive=self._receive,
+                deliver=self._deliver,
+                ended_by=lambda: self.ended_by,
+                log=CallLog(log, "voice", f"client_id={self.client_id}"),
+                # A resumed conversation was greeted when it began.
+                greet=not history,
+            )
         finally:
-            # Committed messages stay committed: closing cancels only what is unsaid.
-            await self.voice.close()
-            # The cut turn's metrics are among the last events: handle them, then stop.
-            with suppress(TimeoutError):
-                await asyncio.wait_for(self.voice.events.join(), 5)
-            sender.cancel()
-            with suppress(asyncio.CancelledError):
-                await sender
-            await self.gateway.calls.close(call, ended_by=self.ended_by)
             log.info("voice_disconnected client_id=%s", self.client_id)
 
     async def close(self, code: int, reason: str) -> None:
@@ -249,36 +276,24 @@ class VoiceConnection:
 
     # --- gateway → caller ---------------------------------------------------------------
 
-    async def _forward(self) -> None:
-        while True:
-            event = await self.voice.events.get()
-            try:
-                await self._deliver(event)
-            except (WebSocketDisconnect, RuntimeError):
-                self._gone = True  # the receiver ends the connection
-            except Exception:
-                # One event that could not be delivered must not silence the call.
-                log.exception("voice_event_failed client_id=%s", self.client_id)
-            finally:
-                self.voice.events.task_done()
-
     async def _deliver(self, event: VoiceEvent) -> None:
-        if isinstance(event, TurnMetricsEvent):
-            await self.gateway.record_turn(self.client_id, event)
         if self._gone:
             return
-        if isinstance(event, ReplyAudioEvent):
-            async with self._send_lock:
-                await self.websocket.send_bytes(event.frame.pcm)
-            return
-        out = _describe(event)
-        if out is not None:
-            await self._send(out)
-        if isinstance(event, (ReplyTextEvent, ReplyDoneEvent)):
-            agent = await self.session.get_agent_name()
-            if agent != self._agent:
-                self._agent = agent
-                await self._send({"type": "agent", "agent": agent})
+        try:
+            if isinstance(event, ReplyAudioEvent):
+                async with self._send_lock:
+                    await self.websocket.send_bytes(event.frame.pcm)
+                return
+            out = _describe(event)
+            if out is not None:
+                await self._send(out)
+            if isinstance(event, (ReplyTextEvent, ReplyDoneEvent)):
+                agent = await self.session.get_agent_name()
+                if agent != self._agent:
+                    self._agent = agent
+                    await self._send({"type": "agent", "agent": agent})
+        except (WebSocketDisconnect, RuntimeError):
+            self._gone = True  # the receiver ends the connection
 
     async def _send(self, payload: dict[str, Any]) -> None:
         async with self._send_lock:
