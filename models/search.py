@@ -16,12 +16,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from rapidfuzz.fuzz import ratio
 from rapidfuzz.process import cdist
 from sqlalchemy import text
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from models.shop import Product
 from models.sounds import is_english, sounds_of
@@ -204,7 +205,15 @@ def _made_up(window: tuple[str, ...]) -> bool:
     return 2 * sum(map(len, odd)) >= sum(map(len, window))
 
 
-def _fuzzy_scores(products: list[Product], query: str) -> dict[str, float]:
+class _Named(NamedTuple):
+    """What ranking reads of a product."""
+
+    sku: str
+    name: str
+    active_ingredient: str
+
+
+def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     """Each product's best match among the windows of what was said. Every window is
     compared with every name a product may be called by at once, in rapidfuzz's C++
     (`cdist`): a long sentence is a hundred windows against three hundred names, and
@@ -344,20 +353,23 @@ def search_products(
     db: Session, query: str, *, limit: int = 5, min_score: float = 0.6
 ) -> list[Hit]:
     """The best matches first; an empty list when nothing is close enough."""
-    products = list(db.exec(select(Product)).all())
-    by_sku = {p.sku: p for p in products}
-    names = _fuzzy_scores(products, query)
+    # Ranked on the columns the names live in, and only the hits loaded whole: the
+    # screen and the tools search a dozen times a turn, and building every product's
+    # row each time cost more than the ranking (measured, docs/performance.md).
+    named = [
+        _Named(*row)
+        for row in db.exec(select(Product.sku, Product.name, Product.active_ingredient)).all()
+    ]
+    names = _fuzzy_scores(named, query)
     scores = dict(names)
     fts = _fts_order(db, query)
     for rank, sku in enumerate(fts):
         # Full-text hits rank by bm25 order, below a confident name match.
         scores[sku] = max(scores.get(sku, 0.0), 0.8 - 0.15 * rank / max(1, len(fts)))
+    chosen = {sku: score for sku, score in scores.items() if score >= min_score}
+    by_sku = {p.sku: p for p in db.exec(select(Product).where(col(Product.sku).in_(chosen))).all()}
     ranked = sorted(
-        (
-            Hit(by_sku[sku], score, names.get(sku, 0.0))
-            for sku, score in scores.items()
-            if score >= min_score
-        ),
+        (Hit(by_sku[sku], score, names.get(sku, 0.0)) for sku, score in chosen.items()),
         # Equal scores: a name the caller said before a symptom's product ("Clochter
         # Masal cream for athlete's foot" is Clotrimazole, not Terbinafine), then the
         # plainer product (shorter name), so "paracetamol" finds Paracetamol before
