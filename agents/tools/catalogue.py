@@ -7,7 +7,7 @@ import re
 from pydantic import BaseModel, Field
 from rapidfuzz.fuzz import ratio
 from sqlalchemy import func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from agents.deps import pharmacy
 from agents.guards import grounded
@@ -65,8 +65,8 @@ def _joined_name(db: Session, said: str) -> str | None:
     windows = {"".join(heard[i : i + n]) for n in (2, 3) for i in range(len(heard) - n + 1)}
     names = {
         w
-        for p in db.exec(select(Product)).all()
-        for w in re.findall(r"[a-z]+", f"{p.name} {p.active_ingredient}".lower())
+        for product_name, active in db.exec(select(Product.name, Product.active_ingredient))
+        for w in re.findall(r"[a-z]+", f"{product_name} {active}".lower())
         if len(w) >= 6
     }
     scored = [(ratio(w, n), n) for w in windows if len(w) >= 6 for n in names]
@@ -75,7 +75,11 @@ def _joined_name(db: Session, said: str) -> str | None:
 
 
 def ingredient(product: Product) -> str:
-    return product.active_ingredient.split(",")[0].split(" and ")[0].strip().lower()
+    return _first_ingredient(product.active_ingredient)
+
+
+def _first_ingredient(active_ingredient: str) -> str:
+    return active_ingredient.split(",")[0].split(" and ")[0].strip().lower()
 
 
 def brand_family(db: Session, name: str) -> list[Product]:
@@ -90,22 +94,28 @@ def brand_family(db: Session, name: str) -> list[Product]:
     said = {w for w in said if len(w) >= 5}
     if not said:
         return []
-    holders: dict[str, list[Product]] = {}
-    for product in db.exec(select(Product)).all():
-        for word in set(product.keywords.lower().split()):
+    # The keyword columns only: whole rows are loaded for the brand's products alone (a
+    # turn may ask this a dozen times; every row each time cost more than the matching).
+    holders: dict[str, list[tuple[str, str, str]]] = {}
+    for sku, product_name, active, keywords in db.exec(
+        select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
+    ):
+        for word in set(keywords.lower().split()):
             if len(word) >= 5:
-                holders.setdefault(word, []).append(product)
-    brands: list[list[Product]] = [
+                holders.setdefault(word, []).append((sku, product_name, active))
+    brands: list[list[tuple[str, str, str]]] = [
         found
         for word, found in holders.items()
         if len(found) <= 4
-        and len({ingredient(p) for p in found}) == 1
+        and len({_first_ingredient(active) for _, _, active in found}) == 1
         and any(w == word or len(w) >= 7 and ratio(word, w) >= BRAND_SCORE for w in said)
     ]
     if not brands:
         return []
-    rarest = min(brands, key=len)  # its own statement: inside sorted() mypy infers it wrong
-    return sorted(rarest, key=lambda p: len(p.name))
+    rarest = min(brands, key=len)
+    skus = [sku for sku, _, _ in sorted(rarest, key=lambda row: len(row[1]))]
+    rows = {p.sku: p for p in db.exec(select(Product).where(col(Product.sku).in_(skus)))}
+    return [rows[sku] for sku in skus]
 
 
 def choose_product(
