@@ -14,8 +14,7 @@ from agents.routing import sales_router, triage_router
 from agents.screen import pharmacy_fallback, pharmacy_screen
 from agents.tools import catalogue, navigation, orders
 from agents.tools.navigation import SALES, TRIAGE
-from agents.tools.spoken import spoken
-from swarm import USER, Engine, SessionHandle, ToolContext
+from swarm import USER, Engine, SessionHandle, ToolContext, spoken
 
 SWARM = "pharmacy"
 

@@ -67,6 +67,7 @@ from swarm._parsing import extract_tool_calls, find_leak
 from swarm._registry import USER, AgentSpec, RoutedCall, RoutedReply, SwarmSpec, ToolSpec
 from swarm._runner import Problem, RescueContext
 from swarm._session import Session, SessionState
+from swarm._spoken import spoken
 from swarm._store import MemoryStore, SessionSnapshot, SessionStore, ThreadInfo
 from swarm._writer import StoreWriter
 from swarm.backends.scripted import Rule, ScriptedBackend
@@ -116,6 +117,7 @@ __all__ = [
     "Rule",
     "ScriptedBackend",
     "Session",
+    "spoken",
     "SessionClosed",
     "SessionHandle",
     "SessionSnapshot",

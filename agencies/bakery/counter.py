@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from agencies.bakery import tools, words
 from agencies.bakery.menu import KITCHEN, Bakery, find_items
+from agencies.bakery.menu import bakery as menu_bakery
 from callswarm.agency import AgencyBuild, Business
 from models import orders
 from models.shop import Product
@@ -32,6 +33,7 @@ from swarm import (
     SessionHandle,
     ToolCall,
     ToolContext,
+    spoken,
 )
 
 log = logging.getLogger("agencies.bakery")
@@ -61,13 +63,6 @@ MISSION = (
 
 def greeting(business: Business) -> str:
     return f"Hello, you've reached {business.name}. What can I get you today?"
-
-
-def _deps(session: SessionHandle) -> Bakery:
-    deps = session.deps
-    if not isinstance(deps, Bakery):
-        raise RuntimeError("the bakery agency needs Engine(deps=Bakery(...))")
-    return deps
 
 
 def emergency_words(business: Business) -> str:
@@ -121,7 +116,7 @@ async def allergen_answer(bakery: Bakery, said: str, last: str) -> str:
 
 
 async def screen(session: SessionHandle, said: str) -> RoutedCall | RoutedReply | None:
-    bakery = _deps(session)
+    bakery = menu_bakery(session)
     business = bakery.business
     if words.EMERGENCY.search(said):
         log.warning("safety client_id=%s concern=allergic_reaction", session.client_id)
@@ -248,7 +243,7 @@ def build(setup: AgencyBuild) -> str:
             name,
             description,
             parameters,
-            tools.spoken(call) if name in _SPOKEN else call,
+            spoken(call) if name in _SPOKEN else call,
         )
     business = setup.business
     setup.engine.add_agent(

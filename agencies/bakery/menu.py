@@ -22,7 +22,7 @@ from callswarm.agency import Business
 from models.catalogue import load_catalogue
 from models.search import search_products
 from models.shop import Product
-from swarm import ToolContext
+from swarm import SessionHandle, ToolContext
 
 MENU = Path(__file__).parent / "menu.json"
 T = TypeVar("T")
@@ -78,8 +78,9 @@ class Bakery:
         return f"Our {product.name} contains {listed(list(found))}."
 
 
-def bakery(ctx: ToolContext) -> Bakery:
-    deps = ctx.deps
+def bakery(holder: ToolContext | SessionHandle) -> Bakery:
+    """The bakery's deps, from a tool's context or the screen's session."""
+    deps = holder.deps
     if not isinstance(deps, Bakery):
         raise RuntimeError("the bakery agency needs Engine(deps=Bakery(...))")
     return deps

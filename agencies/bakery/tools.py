@@ -7,10 +7,7 @@ only when the caller's next words after it are a clear yes.
 
 from __future__ import annotations
 
-import functools
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
 
 from pydantic import BaseModel, Field
 from sqlmodel import Session
@@ -24,7 +21,6 @@ from models.shop import Product
 from swarm import Mode, Role, ToolContext, ToolError
 
 log = logging.getLogger("agencies.bakery")
-P = TypeVar("P", bound=BaseModel)
 TRANSFER_TOOL = "transfer_to_operator"
 TRANSFER_WORDS = "Of course. I'm putting you through to someone in the bakery now. Please hold."
 READ_BACK_ASK = "Shall I place the order?"
@@ -54,26 +50,6 @@ class ItemName(BaseModel):
 
 class TransferReason(BaseModel):
     reason: str = Field(default="", description="Why the caller wants a person, in a few words.")
-
-
-def spoken(
-    tool: Callable[[ToolContext, P], Awaitable[str | None]],
-) -> Callable[[ToolContext, P], Awaitable[None]]:
-    """The tool's words go to the caller as they are; the model reads only that they did."""
-
-    @functools.wraps(tool)
-    async def call(ctx: ToolContext, params: P) -> None:
-        try:
-            text = await tool(ctx, params)
-        except ToolError as exc:
-            await ctx.commit_tool_output("Failed; the reason was said to the caller.", failed=True)
-            await ctx.emit(str(exc))
-            return
-        if text is not None:
-            await ctx.commit_tool_output("Done; the result was said to the caller.")
-            await ctx.emit(text)
-
-    return call
 
 
 def customer_id(db: Session, client_id: str) -> int:
