@@ -130,6 +130,12 @@ async def screen(session: SessionHandle, said: str) -> RoutedCall | RoutedReply 
         return RoutedReply(f"We're open {business.hours}.")
     if words.WHERE.search(said):
         return RoutedReply(f"We're at {business.address}.")
+    if not words.WANTS.search(said):
+        # Money is code: the order read back with its total, or the menu's prices.
+        if words.TOTAL.search(said):
+            return RoutedCall("read_back_order")
+        if words.PRICE.search(said):
+            return RoutedCall("search_menu", {"query": said})
     pending = await bakery.run(
         lambda db: orders.pending_order(db, customer_id=tools.customer_id(db, session.client_id))
     )

@@ -277,6 +277,9 @@ def money(cents: int, currency: str = "USD") -> str:
     return f"{words} {minor:02d}" if minor else words
 
 
+# A price or the total asked for: said by code from the menu or the order, never by a model.
+PRICE = re.compile(r"\b(how much|price|prices|cost|costs|charge)\b", re.I)
+TOTAL = re.compile(r"\b(total|altogether|all together|in all|come to)\b", re.I)
 # A change to the count of something already in the order.
 CORRECTION = re.compile(
     r"\b(make (?:that|it)|change (?:that|it) to|just (?:the )?one|only (?:the )?one|"

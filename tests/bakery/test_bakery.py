@@ -236,3 +236,10 @@ async def test_sold_out_says_how_many_are_left(bakery) -> None:
     reply = await say(bakery, "c10", "could I get five birthday cakes")
     assert "only have 3 Birthday Sponge Cakes left" in reply, reply
     assert lines_of(bakery) == []
+
+
+async def test_a_price_is_read_from_the_menu_and_a_total_from_the_order(bakery) -> None:
+    assert "5 dollars 50" in await say(bakery, "c11", "how much is the sourdough?")
+    await say(bakery, "c11", "two croissants please")
+    total = await say(bakery, "c11", "what does that come to in total?")
+    assert "3 dollars 60" in total and "Shall I place the order?" in total, total
