@@ -17,6 +17,9 @@ from models.search import content_words
 
 WHICH = "Which one would you like?"
 ORDER_IT = "Would you like to order it?"
+# A product found by a guess (a near sound, the start of a word) is asked about first.
+_DID_YOU_SAY = "Sorry, did you say "
+_ASKED = re.compile(re.escape(_DID_YOU_SAY) + r"(?P<name>[^?]+)\?\s*$")
 
 _SINGLE = re.compile(r"(?:We have|we have) (?P<name>[^,;:]+),[^;]*?" + re.escape(ORDER_IT))
 _OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
@@ -54,8 +57,34 @@ READ_BACK = re.compile(
 )
 
 
+def did_you_say(name: str) -> str:
+    return f"{_DID_YOU_SAY}{name}?"
+
+
+def asked_name(last_reply: str) -> str | None:
+    """The product the reply asked the caller to confirm they named."""
+    asked = _ASKED.search(last_reply)
+    return asked.group("name") if asked else None
+
+
+_THATS_IT = re.compile(
+    r"^\W*(?:that'?s (?:it|the one|right|correct|what i said)|exactly|spot on|indeed|"
+    r"uh-?huh|mm-?hm+|you got it|that one)\b(?!.*\?)",
+    re.IGNORECASE,
+)
+
+
+def confirms_name(said: str) -> bool:
+    """A yes to "did you say X?" in words other than yes: "that's the one", "exactly"."""
+    return bool(_THATS_IT.search(said))
+
+
 def offered(last_reply: str) -> list[str]:
-    """Names of the products the reply just offered: one, or the options listed."""
+    """Names of the products the reply just offered: one, or the options listed. A
+    product the caller was asked to confirm counts: "yes, two boxes" takes it."""
+    asked = asked_name(last_reply)
+    if asked is not None:
+        return [asked]
     single = _SINGLE.search(last_reply)
     if single and WHICH not in last_reply:
         return [single.group("name").strip()]

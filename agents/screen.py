@@ -26,10 +26,11 @@ import logging
 import re
 
 from sqlmodel import Session as Db
+from sqlmodel import select
 
 from agents import heard, safety
 from agents.deps import Pharmacy
-from agents.guards import spoken_quantities, stated_quantity
+from agents.guards import is_clear_yes, spoken_quantities, stated_quantity
 from agents.moves import (
     READ_BACK_QUESTION,
     Confirm,
@@ -46,6 +47,7 @@ from agents.tools.catalogue import (
     choose_product,
     family,
     ingredient,
+    offer,
     several_products,
 )
 from agents.tools.navigation import SALES, TRANSFER_TOOL
@@ -200,6 +202,11 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         return move
     if _BYE.search(said) and not await pending.has_lines() and not await named.any():
         return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
+    asked = heard.asked_name(last)
+    if asked is not None:
+        answer = await _name_answer(pharmacy, asked, said)
+        if answer is not None:
+            return answer
     wanted = heard.asked_how_many(last)
     count = heard.answered_count(said, last, orders.MAX_QUANTITY_PER_LINE) if wanted else None
     if wanted and count is not None:
@@ -223,6 +230,31 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
             return picked
     if await pharmacy.run(lambda db: bool(several_products(db, said))):
         return RoutedCall("add_to_order", {"product": said, "quantity": 1})
+    return None
+
+
+_NO = re.compile(r"^\W*(?:no|nope|nah|not really|wrong|that'?s not it|not that)\b", re.I)
+
+
+async def _name_answer(
+    pharmacy: Pharmacy, asked: str, said: str
+) -> RoutedCall | RoutedReply | None:
+    """The caller's answer to "did you say X?": a yes offers X (or adds it, with a
+    count), a bare no asks for the name again; anything else is a new request."""
+    if is_clear_yes(said) or heard.confirms_name(said):
+        quantity = stated_quantity(said)
+        if quantity is not None:
+            return RoutedCall("add_to_order", {"product": asked, "quantity": quantity})
+        currency = pharmacy.shop.currency
+
+        def work(db: Db) -> str | None:
+            named = db.exec(select(Product).where(Product.name == asked)).first()
+            return offer(named, currency) if named is not None else None
+
+        offered = await pharmacy.run(work)
+        return RoutedReply(offered) if offered is not None else None
+    if _NO.search(said) and not content_words(_NO.sub(" ", said)):
+        return RoutedReply("Sorry about that. Could you say the name again, or spell it for me?")
     return None
 
 
@@ -327,9 +359,7 @@ async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | Non
             if not isinstance(choice, Product):
                 return None
             picked = choice
-        sellable = not picked.prescription_only and picked.stock > 0
-        ask = heard.ORDER_IT if sellable else "Can I help with anything else?"
-        return f"We have {describe(picked, currency)}. {ask}"
+        return offer(picked, currency)
 
     return await pharmacy.run(work)
 

@@ -13,6 +13,7 @@ rules that keep a heard word from naming the wrong drug only read right side by 
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -148,8 +149,13 @@ def _first_ingredient(ingredients: str) -> str:
     return ingredients.split(",")[0].split(" and ")[0]
 
 
+# A name spelled out, as asked when it was not caught: "O-M-E-P-R-A-Z-O-L-E", "o, m, e".
+_SPELLED = re.compile(r"\b(?:[a-z][\s,.-]+){3,}[a-z]\b")
+
+
 def _tokens(query: str) -> list[str]:
-    return _WORD.findall(query.lower())
+    lowered = _SPELLED.sub(lambda m: re.sub(r"[^a-z]", "", m.group(0)), query.lower())
+    return _WORD.findall(lowered)
 
 
 def content_words(text: str) -> list[str]:
@@ -382,6 +388,35 @@ def search_products(
         ),
     )
     return ranked[:limit]
+
+
+def says_product(product: Product, said: str) -> bool:
+    """Whether the caller's words hold one of the product's own words, whole: a word of
+    its name or its ingredient ("omeprazole"), or one of its keywords ("heartburn").
+
+    A search also finds a product from a near sound ("Ompersole", "self-amatidine") or
+    the start of a word ("Tram" is Tramadol); such a hit is a guess, right most of the
+    time, and a guess is asked about, not offered (docs/voice.md, Product names)."""
+    tokens = _tokens(said)
+    # Speech splits a name ("pep sid" for Pepcid): its pieces, joined, count too.
+    heard = {"".join(tokens[i : i + n]) for n in (1, 2, 3) for i in range(len(tokens) - n + 1)}
+    heard |= set(_tokens(said.replace("-", "")))
+    own = _tokens(f"{product.name} {_first_ingredient(product.active_ingredient)}")
+    own += [w.replace("-", "") for w in product.name.lower().split() if "-" in w]
+    distinct = {
+        w for w in own if len(w) >= 4 and w not in _GENERIC and w not in _FORMS and w not in _STOP
+    }
+    keywords = {w for w in _tokens(product.keywords) if len(w) >= 3 and w not in _STOP}
+    return any(_one_word(h, w) for h in heard for w in distinct | keywords)
+
+
+def _one_word(a: str, b: str) -> bool:
+    """The same word but for its ending, as full text's stemmer takes it: "constipated"
+    and "constipation", "headaches" and "headache"; never "tram" and "tramadol"."""
+    if a == b or respell(a) == respell(b):
+        return True
+    shared = len(os.path.commonprefix([a, b]))
+    return shared >= 4 and len(a) - shared <= 3 and len(b) - shared <= 3
 
 
 # Biasing a recogniser with names alone makes it hear names where none were said

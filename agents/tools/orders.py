@@ -19,12 +19,14 @@ from sqlmodel import Session
 from agents import heard
 from agents.deps import pharmacy
 from agents.guards import grounded, is_clear_yes, spoken_quantities, stated_quantity
+from agents.heard import did_you_say
 from agents.items import Wanted
 from agents.moves import named_line
 from agents.speech import line_words, money, order_number, order_words
 from agents.tools.catalogue import (
     ProductName,
     choose_product,
+    guessed_from,
     resolve_product,
     search_words,
     several_products,
@@ -129,6 +131,10 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         choice = choose_product(db, names, said, shop.shop.currency)
         if choice is None or isinstance(choice, str):
             return choice
+        if choice.name not in just_offered and guessed_from(db, choice, said):
+            # "I'd like some lorprimide": a guess is asked about, never added unheard.
+            log.info("name_asked client_id=%s product=%r", ctx.client_id, choice.name)
+            return did_you_say(choice.name)
         view = orders.set_quantity(
             db, customer_id=_customer_id(db, ctx.client_id), product=choice, quantity=quantity
         )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
+from agents.heard import asked_name
 from callswarm.app import build_services
 from callswarm.settings import Settings
 from models.shop import Order, OrderLine, OrderStatus, Product
@@ -38,5 +39,28 @@ async def test_a_purchase_on_the_embedded_model(tmp_path, bundled_model) -> None
             assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)]
             assert confirmed[0].total_cents == 2 * 299
             assert s.get(Product, "PAR500-16").stock == before - 2
+    finally:
+        await services.aclose()
+
+
+async def test_a_guessed_name_is_asked_about_on_the_embedded_model(tmp_path, bundled_model) -> None:
+    """Whatever tool the model picks for a name heard badly, the caller is asked before
+    anything is offered or added, and their yes with a count orders that count."""
+    settings = Settings(
+        data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
+    )
+    services = build_services(settings)
+    try:
+        await services.warm_up()
+        session = services.engine.session("+15550123", services.swarm)
+        await session.emit(services.greeting)
+        first = await session.complete("Have you got any lorra mide?")
+        assert asked_name(first) == "Loperamide"
+        with Session(services.db) as s:
+            assert s.exec(select(OrderLine)).all() == []
+        await session.complete("Yes, two boxes please")
+        with Session(services.db) as s:
+            lines = s.exec(select(OrderLine)).all()
+            assert [(line.sku, line.quantity) for line in lines] == [("LOPE2-12", 2)]
     finally:
         await services.aclose()
