@@ -9,7 +9,7 @@ VAD cuts it, so it can afford many more: backchannels, coughs, short stops ("No.
 and through the telephone band. The daily lists were looked at while tuning; the
 held-out lists were written before any run and are not to be tuned on.
 
-    .venv/bin/python benchmarks/asides.py [--set daily|heldout|fresh] [--voices tuned|new|all]
+    .venv/bin/python benchmarks/asides.py [--set daily|heldout|fresh|fresh2] [--voices tuned|new|all]
         [--conditions wide,phone] [--show]
 """
 
@@ -73,6 +73,19 @@ SETS = {
             "Er, actually no.",
         ),
         "cough": tuple(range(24, 36)),
+    },
+    # Written on 2026-12-04 at 21:00 UTC, before "go on" and its like were added to the
+    # backchannels, as callers say them; run once before that change and once after.
+    "fresh2": {
+        "backchannel": (
+            "Go on.", "Carry on.", "Okay, yeah.", "Mm, right.", "Yeah, sure.", "Cool.",
+            "Uh-huh, okay.", "Right, got it.",
+        ),
+        "stop": (
+            "No, wait.", "Hang on, sorry.", "Stop, that's wrong.", "Sorry, say that again?",
+            "Wait, which one?", "No, not that.", "Hold on, how much?", "Er, no.",
+        ),
+        "cough": tuple(range(36, 48)),
     },
 }  # fmt: skip
 # Asides must not stop the reply; the rest must.

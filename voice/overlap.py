@@ -52,6 +52,11 @@ _BACKCHANNEL_PHRASES = {
     "you're right": "you're-right",
     "sounds good": "sounds-good",
     "sounds great": "sounds-great",
+    # Asking the speaker to keep going: alone, "go" and "carry" are not asides.
+    "go on": "go-on",
+    "carry on": "carry-on",
+    "keep going": "keep-going",
+    "makes sense": "makes-sense",
     **{f"that's {w}": f"that's-{w}" for w in "right fine great good true perfect lovely".split()},
 }
 # Words that make a short reading a stop or a question, never an aside: not read
