@@ -149,6 +149,7 @@ def build_pharmacy(
         keep_messages=12,
         description="Greets callers, answers questions, routes them.",
         reminder=prompts.REMINDER,
+        money_from_tools=True,
         router=triage_router if routers else None,
     )
     engine.add_agent(
@@ -159,6 +160,7 @@ def build_pharmacy(
         keep_messages=16,
         description="Searches the catalogue and takes orders.",
         reminder=prompts.REMINDER,
+        money_from_tools=True,
         router=sales_router if routers else None,
     )
     engine.add_swarm(

@@ -122,6 +122,7 @@ class Engine:
         description: str = "",
         reminder: str = "",
         router: Callable[[str], RoutedCall | RoutedReply | None] | None = None,
+        money_from_tools: bool = False,
     ) -> str:
         unique("agent", name, self.registry.agents)
         self.registry.agents[name] = AgentSpec(
@@ -136,6 +137,7 @@ class Engine:
             description=description,
             reminder=reminder,
             router=router,
+            money_from_tools=money_from_tools,
         )
         return name
 

@@ -1,8 +1,9 @@
 """Streams reply text to the caller while holding back anything that might be a leak.
 
 Text is released a word at a time. From the first character that can open
-JSON, XML or a code fence, or from a word that names a tool, everything is held
-until the whole output has been validated.
+JSON, XML or a code fence, from a word that names a tool, and (for an agent whose
+money must come from tools, swarm/_amounts.py) from a digit, a currency sign or a
+currency word, everything is held until the whole output has been validated.
 """
 
 from __future__ import annotations
@@ -10,12 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from swarm._amounts import MONEY_OPENER
+
 _OPENERS = re.compile(r"[{\[<`]")
 
 
 class SpeechGuard:
-    def __init__(self, tool_names: Iterable[str]) -> None:
+    def __init__(self, tool_names: Iterable[str], *, hold_money: bool = False) -> None:
         self._tools = {name.lower() for name in tool_names}
+        self._openers = (_OPENERS, MONEY_OPENER) if hold_money else (_OPENERS,)
         self._pending = ""
         self._held = False
         self.released = ""
@@ -25,9 +29,9 @@ class SpeechGuard:
         if self._held:
             return ""
         self._pending += text
-        opener = _OPENERS.search(self._pending)
-        if opener:
-            candidate, self._held = self._pending[: opener.start()], True
+        openers = [m.start() for r in self._openers if (m := r.search(self._pending))]
+        if openers:
+            candidate, self._held = self._pending[: min(openers)], True
         else:
             cut = max(self._pending.rfind(" "), self._pending.rfind("\n"))
             candidate = self._pending[: cut + 1] if cut >= 0 else ""

@@ -85,6 +85,9 @@ class AgentSpec:
     # the model had chosen it, checked the same way, and the model is not asked. When it
     # names prepared words (a question the agent must decline), they are the reply.
     router: Callable[[str], RoutedCall | RoutedReply | None] | None = None
+    # Every amount of money the agent's own words state must have been said by a tool
+    # or code before: a price the model made up or worked out is rescued, never spoken.
+    money_from_tools: bool = False
 
 
 @dataclass(frozen=True, slots=True)

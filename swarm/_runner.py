@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
+from swarm._amounts import ungrounded_amounts
 from swarm._completion import CompletionArgs, CompletionTiming, TextDelta, WarmingBackend
 from swarm._guard import SpeechGuard
 from swarm._handle import SessionHandle
@@ -42,6 +43,7 @@ class Problem(StrEnum):
     TOOL_NAME_LEAK = "tool_name_leak"
     COMPLETION_ERROR = "completion_error"
     INTERNAL_LEAK = "internal_leak"
+    UNGROUNDED_AMOUNT = "ungrounded_amount"  # money no tool said
     RECURSION = "recursion_limit"
     BUDGET = "turn_budget"
     TURN_ERROR = "turn_error"  # code around the models raised (a database away)
@@ -56,6 +58,7 @@ _CORRECTIONS = {
     Problem.TOOL_NAME_LEAK: "Never name tools to the caller. Call the tool, or answer in plain words.",
     Problem.COMPLETION_ERROR: "Answer the caller briefly.",
     Problem.INTERNAL_LEAK: "Answer the caller's last words in plain words.",
+    Problem.UNGROUNDED_AMOUNT: "Never state a price or an amount of money yourself. Call a tool.",
 }
 
 
@@ -146,7 +149,9 @@ class Runner:
         self.turn.steps += 1
         if self.turn.steps > self.turn.max_steps:
             raise RecursionLimitExceeded(self.turn.max_steps)
-        guard: SpeechGuard | None = SpeechGuard(self.session.registry.tools)
+        guard: SpeechGuard | None = SpeechGuard(
+            self.session.registry.tools, hold_money=agent.money_from_tools
+        )
         routed = await self._screen(agent) or self._route(agent)
         if routed is None and self.turn.budget.spent:
             await self._fall_back(agent)
@@ -166,7 +171,7 @@ class Runner:
             verdict = Verdict(Problem.COMPLETION_ERROR, str(exc))
             reply = AssistantMessage()
         else:
-            reply, verdict = await self._check(agent, reply)
+            reply, verdict = await self._check(agent, reply, by_code=routed is not None)
         if verdict is not None:
             rescued = await self._rescue(agent, verdict)
             if rescued is None:
@@ -332,7 +337,7 @@ class Runner:
         return final
 
     async def _check(
-        self, agent: AgentSpec, reply: AssistantMessage
+        self, agent: AgentSpec, reply: AssistantMessage, *, by_code: bool = False
     ) -> tuple[AssistantMessage, Verdict | None]:
         """Normalise a raw output (embedded calls parsed) and say what, if anything, is wrong."""
         text, embedded = extract_tool_calls(reply.content)
@@ -363,6 +368,13 @@ class Runner:
             text = ""  # words around a valid call are dropped, never spoken
         elif leak:
             return reply, Verdict(Problem(f"{leak}_leak"), text[:200])
+        stray = set()
+        if text and agent.money_from_tools and not by_code:  # code reads the database
+            stray = ungrounded_amounts(text, self._told(agent))
+        if stray and calls:
+            text = ""
+        elif stray:
+            return reply, Verdict(Problem.UNGROUNDED_AMOUNT, text[:200])
         if not calls and not text.strip():
             return reply, Verdict(Problem.EMPTY)
         normalised = AssistantMessage(
@@ -372,6 +384,19 @@ class Runner:
             completion_tokens=reply.completion_tokens,
         )
         return normalised, None
+
+    def _told(self, agent: AgentSpec) -> list[str]:
+        """What tools and code have said in this conversation: the only source of money.
+        A tool's raw output ("price_cents": 320) grounds its numbers as cents and units."""
+        told = []
+        for m in self.conversation.view(agent):
+            if m.role is Role.ASSISTANT and m.content:
+                told.append(m.content)
+            elif m.role is Role.TOOL and m.content:
+                told.append(m.content)
+                told += [f"{n} cents" for n in re.findall(r"\d+(?:\.\d+)?", m.content)]
+                told += [f"${n}" for n in re.findall(r"\d+(?:\.\d{2})?", m.content)]
+        return told
 
     def _internal_texts(self, agent: AgentSpec) -> list[str]:
         """Everything the model reads that the caller must never hear."""

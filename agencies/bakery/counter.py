@@ -260,6 +260,7 @@ def build(setup: AgencyBuild) -> str:
         keep_messages=14,
         description="Answers the phone at the counter and takes orders to collect.",
         reminder="If a tool fits the caller's last words, reply with exactly one tool call JSON.",
+        money_from_tools=True,
     )
     setup.engine.add_swarm(
         SWARM,

@@ -1,6 +1,7 @@
 import pytest
 
 from swarm import extract_tool_calls, find_leak
+from swarm._amounts import amounts, ungrounded_amounts
 from swarm._guard import SpeechGuard
 
 
@@ -91,3 +92,38 @@ def test_guard_holds_tool_names() -> None:
     guard = SpeechGuard(["navigate_to_sales"])
     assert guard.feed("Calling navigate_to_sales now ") == "Calling "
     assert guard.feed("more words ") == ""
+
+
+def test_guard_holds_from_an_amount_of_money() -> None:
+    guard = SpeechGuard([], hold_money=True)
+    out = [guard.feed(t) for t in ["That ", "comes ", "to ", "$5", ".98 ", "in all. "]]
+    assert "".join(out) == "That comes to "
+    guard = SpeechGuard([], hold_money=True)
+    assert guard.feed("It is five dollars ") == "It is five "
+    assert SpeechGuard([]).feed("It is $5 ") == "It is $5 "
+
+
+@pytest.mark.parametrize(
+    ("text", "cents"),
+    [
+        ("That's $5.98 altogether.", {598}),
+        ("It costs £4, or €12,50 abroad.", {400, 1250}),
+        ("at 3 dollars 99 each", {399}),
+        ("five pounds and twenty pence", {520}),
+        ("twenty-five dollars", {2500}),
+        ("just 99 cents", {99}),
+        ("fifty pence", {50}),
+        ("It's 4.99.", {499}),
+        ("a dollar fifty", {150}),
+        ("We open at 9 and the pack holds 16 tablets of 500 mg.", set()),
+    ],
+)
+def test_amounts_of_money_in_what_is_said(text: str, cents: set[int]) -> None:
+    assert amounts(text) == cents
+
+
+def test_an_amount_is_grounded_only_by_what_was_said_before() -> None:
+    told = ["We have Ibuprofen, pack of 24, at 3 dollars 99. Would you like to order it?"]
+    assert ungrounded_amounts("Yes, it's 3 dollars 99.", told) == set()
+    assert ungrounded_amounts("Two of them would be 7 dollars 98.", told) == {798}
+    assert ungrounded_amounts("Two of them would be $7.98.", []) == {798}

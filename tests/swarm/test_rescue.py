@@ -26,6 +26,7 @@ def build(outputs: list, **agent_options) -> tuple[Engine, Sequenced]:
         return f"added {params.quantity}"
 
     engine.add_tool("add_to_order", "Add", Qty, add)
+    agent_options.setdefault("money_from_tools", True)
     engine.add_agent("a", "m", "Agent.", tools=["add_to_order"], **agent_options)
     engine.add_swarm("w", ["a"], "a")
     return engine, model
@@ -41,6 +42,7 @@ BAD_OUTPUTS = {
     "json_leak": text('Your order: {"sku": "A1", "qty": 2}'),
     "xml_leak": text("<response>Your order is ready</response>"),
     "tool_name_leak": text("I will now call add_to_order for you."),
+    "ungrounded_amount": text("Two packs would be 5 dollars 98."),
     "completion_error": CompletionError("provider down", completion="m"),
     "crash": RuntimeError("a backend bug that was not translated"),
 }
@@ -172,3 +174,15 @@ async def test_scripted_provider_leaking_markup_is_flushed_after_its_retry() -> 
     assert strategies == [("xml_leak", "recomplete"), ("xml_leak", "flush")]
     assert engine.registry.completions["s"].calls == 2
     assert await s.complete("hello") == "Hi."
+
+
+async def test_an_amount_a_tool_said_may_be_repeated() -> None:
+    engine, _ = build([tool_call("add_to_order", quantity=2), text("That's 2, at 2 dollars each.")])
+    assert await engine.session("c", "w").complete("two please") == "That's 2, at 2 dollars each."
+
+
+async def test_without_the_option_an_agent_may_state_any_amount() -> None:
+    engine, _ = build([text("Two packs would be 5 dollars 98.")], money_from_tools=False)
+    assert await engine.session("c", "w").complete("two please") == (
+        "Two packs would be 5 dollars 98."
+    )
