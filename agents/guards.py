@@ -70,11 +70,32 @@ _VARIANT_NUMBER = re.compile(
 )
 
 
+_COUNTABLE = "|".join(w for w in _NUMBERS if w not in ("a", "an", "single", "couple", "pair"))
+_TIME = r"(?:years?|yrs?|months?|weeks?|days?|nights?|hours?|hrs?|minutes?|mins?)"
+# Numbers that say how old, how long or how often, never how many: "she's 4", "my 6
+# year old", "he's turning six", "for 3 days", "every 4 hours", "twice... 3 times a
+# day". Measured: "calpol for my daughter, she's 4" added 4 packs.
+_NOT_A_COUNT = re.compile(
+    rf"\b(?:he|she|they|who|son|daughter|baby|kid|child)(?:'s|'re| is| are| was)\s+"
+    rf"(?:(?:nearly|almost|just|only|about|turning|now|going on)\s+)?(?:\d+|{_COUNTABLE})\b"
+    rf"(?!\s+(?:more\s+)?{_UNIT_NOUNS}\b)"
+    rf"|\b(?:turning|turned|turns|aged?|age of)\s+(?:\d+|{_COUNTABLE})\b"
+    rf"|\b(?:\d+|{_COUNTABLE})(?:\s+and\s+a\s+half)?[\s-]+{_TIME}\b(?:[\s-]+old)?"
+    rf"|\b(?:\d+|{_COUNTABLE})\s+times\s+(?:a|per|each|every)\b",
+    re.IGNORECASE,
+)
+
+
+def _counts_only(text: str) -> str:
+    return _NOT_A_COUNT.sub(" ", _VARIANT_NUMBER.sub(" ", text))
+
+
 def spoken_quantities(text: str) -> list[int]:
     """Quantities the caller stated: "two boxes" → [2], "half a dozen" → [6]; numbers
-    that name a strength or a pack size ("the 32 pack", "the 400s") are not counted."""
+    that name a strength or a pack size ("the 32 pack", "the 400s"), an age or a time
+    ("she's 4", "for 3 days") are not counted."""
     found = []
-    text = _VARIANT_NUMBER.sub(" ", text)
+    text = _counts_only(text)
     for match in _QUANTITY.finditer(text):
         if match.group("half"):
             found.append(6)
@@ -101,7 +122,7 @@ def stated_quantity(text: str) -> int | None:
     if len(set(found)) == 1:
         return found[0]
     if len(found) == 2:
-        cleaned = _VARIANT_NUMBER.sub(" ", text)
+        cleaned = _counts_only(text)
         matches = list(_QUANTITY.finditer(cleaned))
         between = cleaned[matches[0].end() : matches[1].start()] if len(matches) == 2 else ""
         unit = len(matches) == 2 and re.search(_PACK_UNITS, matches[1].group(0), re.I)

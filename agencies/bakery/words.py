@@ -212,10 +212,26 @@ _CHATTER = {
 }
 
 
+_TIME = r"(?:years?|months?|weeks?|days?|hours?|minutes?|o'?clock|pm|am)"
+# Numbers that say how old or when, never how many: "a cake for my son, he's turning
+# six" ordered six cakes (measured, bench fresh set); "for 3 o'clock", "my 4 year old".
+_NOT_A_COUNT = re.compile(
+    r"\b(?:he|she|they|who|son|daughter)(?:'s|'re| is| are| will be)\s+"
+    r"(?:(?:nearly|almost|just|only|turning|going to be)\s+)?(?:\d{1,3}|[a-z]+)\b"
+    r"(?!\s+(?:more\s+)?(?:of|loaves|cakes|buns|rolls|pieces|slices)\b)"
+    r"|\b(?:turning|turned|turns|aged?|age of|at|for|by)\s+(?:\d{1,3}|[a-z]+)\s*"
+    rf"(?={_TIME}\b|(?:th|st|nd|rd)\b|$|[,.!?])"
+    r"|\b(?:turning|turned|turns|aged?)\s+(?:\d{1,3}|[a-z]+)\b"
+    rf"|\b(?:\d{{1,3}}|[a-z]+)[\s-]+{_TIME}\b(?:[\s-]+old)?",
+    re.I,
+)
+
+
 def quantities(text: str) -> list[int]:
-    """The counts a caller said: "two sourdough loaves" → [2], "half a dozen" → [6]."""
+    """The counts a caller said: "two sourdough loaves" → [2], "half a dozen" → [6]; an
+    age or a time ("he's turning six", "for 3 o'clock") is not a count."""
     out = []
-    for match in _QUANTITY.finditer(text.lower()):
+    for match in _QUANTITY.finditer(_NOT_A_COUNT.sub(" ", text.lower())):
         word = match.group("n")
         out.append(int(word) if word.isdigit() else _NUMBERS[word])
     return out
@@ -234,8 +250,9 @@ def stated_quantity(text: str) -> int | None:
     if len(set(found)) == 1:
         return found[0]
     if len(found) == 2:
-        spans = [m.span() for m in _QUANTITY.finditer(text.lower())]
-        if CORRECTED.search(text.lower()[spans[0][1] : spans[1][0]]):
+        counted = _NOT_A_COUNT.sub(" ", text.lower())
+        spans = [m.span() for m in _QUANTITY.finditer(counted)]
+        if CORRECTED.search(counted[spans[0][1] : spans[1][0]]):
             return found[1]
     return None
 

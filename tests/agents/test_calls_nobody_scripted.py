@@ -86,6 +86,19 @@ async def test_take_one_off_removes_only_that_line(shop: Services) -> None:
     assert lines_of(shop, "c") == [("confirmed", "PAR500-16", 1, 299)]
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "can I get some calpol for my daughter, she's 4",
+        "children's paracetamol for my 6 year old please",
+        "can I have children's ibuprofen please, he's turning six",
+    ],
+)
+async def test_an_age_is_never_taken_for_how_many(shop: Services, said: str) -> None:
+    await talk(shop, "c", said)
+    assert [quantity for _, _, quantity, _ in lines_of(shop, "c")] == [1]
+
+
 # --- 2. the variant the caller's words pick ----------------------------------------------------
 
 

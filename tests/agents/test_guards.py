@@ -13,6 +13,15 @@ from agents.speech import money, order_number
         ("a box of ibuprofen", [1]),
         ("just paracetamol", []),
         ("two boxes of this and three of that", [2, 3]),
+        # an age, a time or a frequency is not how many
+        ("calpol for my daughter, she's 4", []),
+        ("it's for my 6 year old", []),
+        ("ibuprofen for my son, he is 10", []),
+        ("she's turning six next week", []),
+        ("my 18-month-old has a temperature", []),
+        ("I've had it for 3 days, two packs please", [2]),
+        ("two boxes, he's nearly 7", [2]),
+        ("I take it 3 times a day", []),
     ],
 )
 def test_spoken_quantities(said: str, quantities: list[int]) -> None:

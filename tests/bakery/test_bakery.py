@@ -41,6 +41,11 @@ def test_the_gateway_finds_it_by_name_and_by_module_path() -> None:
         ("a baguette", None),
         ("two croissants, no, three", 3),
         ("two croissants and three bagels", None),
+        # an age or a time is not a count
+        ("a birthday cake for my son, he's turning six", None),
+        ("a cake for my 6 year old", None),
+        ("two croissants for 3 o'clock", 2),
+        ("she's 4, so two cupcakes please", 2),
     ],
 )
 def test_the_count_is_what_the_caller_said(said: str, count: int | None) -> None:
