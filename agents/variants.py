@@ -22,20 +22,11 @@ from dataclasses import dataclass
 
 from models.search import content_words
 from models.shop import Product
+from swarm import NUMBER_TENS, NUMBER_UNITS
 
 # --- what the caller said -------------------------------------------------------------------
 
-_UNITS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {
-    w: 10 * i
-    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
-}
+_UNITS, _TENS = NUMBER_UNITS, NUMBER_TENS
 _T = "|".join(_TENS)
 _U = "|".join(sorted(_UNITS, key=len, reverse=True))
 # Spoken form words, each to the group a product's form is read into.

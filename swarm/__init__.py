@@ -4,6 +4,7 @@ It knows nothing of voice, SIP, HTTP or pharmacy. See docs/swarm.md.
 """
 
 from swarm._agency import TALK_TO_AGENT
+from swarm._amounts import NUMBER_TENS, NUMBER_UNITS
 from swarm._completion import (
     CompletionArgs,
     CompletionBackend,
@@ -118,6 +119,8 @@ __all__ = [
     "ScriptedBackend",
     "Session",
     "spoken",
+    "NUMBER_TENS",
+    "NUMBER_UNITS",
     "SessionClosed",
     "SessionHandle",
     "SessionSnapshot",

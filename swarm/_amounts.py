@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import re
 
-_UNITS = {
+# Number words, shared with the agencies' parsers (they say prices, counts, strengths).
+NUMBER_UNITS = {
     w: i
     for i, w in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve thirteen "
         "fourteen fifteen sixteen seventeen eighteen nineteen".split()
     )
 }
-_TENS = {
+NUMBER_TENS = {
     w: 10 * i
     for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
 }
+_UNITS, _TENS = NUMBER_UNITS, NUMBER_TENS
 _NUMBER = (
     r"\d+|(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(list(_UNITS)[1:10]) + r"))?"
     r"|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r"|a|an"
