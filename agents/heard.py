@@ -69,7 +69,7 @@ def asked_name(last_reply: str) -> str | None:
 
 _THATS_IT = re.compile(
     r"^\W*(?:that'?s (?:it|the one|right|correct|what i said)|exactly|spot on|indeed|"
-    r"uh-?huh|mm-?hm+|you got it|that one)\b(?!.*\?)",
+    r"uh[- ]?huh|mm[- ]?hm+|mhm|you got it|that one|(?:yes,? )?i did|aye)\b(?!.*\?)",
     re.IGNORECASE,
 )
 

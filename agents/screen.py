@@ -46,6 +46,7 @@ from agents.tools.catalogue import (
     brand_family,
     choose_product,
     family,
+    guessed_from,
     ingredient,
     offer,
     several_products,
@@ -197,16 +198,18 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         # put the chlorphenamine aside" after throat swelling still hears the number.
         if answered is safety.Concern.EMERGENCY or not await named.any():
             return RoutedReply(safety.follow_up(answered, said, lines))
+    asked = heard.asked_name(last)
+    if asked is not None:
+        # Before the order's moves: "yes, just two" answers the question, and must not
+        # change a line already in the order.
+        answer = await _name_answer(session, pharmacy, asked, said)
+        if answer is not None:
+            return answer
     move = await _order_move(pharmacy, await pending.view(), said, last)
     if move is not None:
         return move
     if _BYE.search(said) and not await pending.has_lines() and not await named.any():
         return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
-    asked = heard.asked_name(last)
-    if asked is not None:
-        answer = await _name_answer(pharmacy, asked, said)
-        if answer is not None:
-            return answer
     wanted = heard.asked_how_many(last)
     count = heard.answered_count(said, last, orders.MAX_QUANTITY_PER_LINE) if wanted else None
     if wanted and count is not None:
@@ -223,7 +226,8 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         name = refused.group("name") or refused.group("listed")
         return RoutedReply(await _alternatives(pharmacy, name))
     offered = heard.offered(last)
-    if offered and (heard.WHICH in last or variant_words(said).given):
+    # After "did you say X?", "no, the gel" is not X's gel: the caller's words decide.
+    if offered and asked is None and (heard.WHICH in last or variant_words(said).given):
         # "the 400s" after the 200s were offered: a variant of what was just offered.
         picked = await _picked(pharmacy, session, said, offered)
         if picked is not None:
@@ -237,23 +241,36 @@ _NO = re.compile(r"^\W*(?:no|nope|nah|not really|wrong|that'?s not it|not that)\
 
 
 async def _name_answer(
-    pharmacy: Pharmacy, asked: str, said: str
+    session: SessionHandle, pharmacy: Pharmacy, asked: str, said: str
 ) -> RoutedCall | RoutedReply | None:
-    """The caller's answer to "did you say X?": a yes offers X (or adds it, with a
-    count), a bare no asks for the name again; anything else is a new request."""
+    """The caller's answer to "did you say X?": a yes offers X, or the variant it names
+    ("yes, the gel"), or adds it with a count; a bare no asks for the name again, and a
+    second one offers a person; anything else is a new request."""
     if is_clear_yes(said) or heard.confirms_name(said):
-        quantity = stated_quantity(said)
-        if quantity is not None:
-            return RoutedCall("add_to_order", {"product": asked, "quantity": quantity})
         currency = pharmacy.shop.currency
 
-        def work(db: Db) -> str | None:
+        def work(db: Db) -> Product | None:
             named = db.exec(select(Product).where(Product.name == asked)).first()
-            return offer(named, currency) if named is not None else None
+            if named is not None and variant_words(said).given:
+                return _offered_pick(db, [asked], said) or named
+            return named
 
-        offered = await pharmacy.run(work)
-        return RoutedReply(offered) if offered is not None else None
+        product = await pharmacy.run(work)
+        if product is None:
+            return None
+        # "yes, just two please": a count in the yes, with or without "boxes".
+        quantity = heard.answered_count(said, "", orders.MAX_QUANTITY_PER_LINE)
+        if quantity is not None:
+            return RoutedCall("add_to_order", {"product": product.name, "quantity": quantity})
+        return RoutedReply(offer(product, currency))
     if _NO.search(said) and not content_words(_NO.sub(" ", said)):
+        replies = await session.get_assistant_history()
+        if sum(m.content.endswith(heard.did_you_say(asked)) for m in replies[-4:]) >= 2:
+            # The same mishearing twice: a third question would trap the caller.
+            return RoutedReply(
+                "Sorry, I'm not catching the name. You could tell me what it's for, "
+                f"or would you like me to {safety.OFFER_MARK}?"
+            )
         return RoutedReply("Sorry about that. Could you say the name again, or spell it for me?")
     return None
 
@@ -354,12 +371,17 @@ async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | Non
 
     def work(db: Db) -> str | None:
         picked = _offered_pick(db, options, said)
-        if picked is None:
-            choice = choose_product(db, [said], said, currency)
-            if not isinstance(choice, Product):
-                return None
+        choice = choose_product(db, [said], said, currency)
+        # A product the words name that is not the one offered: "how much is the
+        # lorprimide" after ibuprofen asks about the other one (measured: it was given
+        # ibuprofen's price), and a guess of a name is asked about first.
+        if isinstance(choice, Product) and (
+            picked is None or ingredient(choice) != ingredient(picked)
+        ):
+            if guessed_from(db, choice, said):
+                return heard.did_you_say(choice.name)
             picked = choice
-        return offer(picked, currency)
+        return offer(picked, currency) if picked is not None else None
 
     return await pharmacy.run(work)
 

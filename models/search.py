@@ -150,7 +150,7 @@ def _first_ingredient(ingredients: str) -> str:
 
 
 # A name spelled out, as asked when it was not caught: "O-M-E-P-R-A-Z-O-L-E", "o, m, e".
-_SPELLED = re.compile(r"\b(?:[a-z][\s,.-]+){3,}[a-z]\b")
+_SPELLED = re.compile(r"(?<![\w'])(?:[a-z][\s,.-]+){3,}[a-z]\b")
 
 
 def _tokens(query: str) -> list[str]:
@@ -406,7 +406,11 @@ def says_product(product: Product, said: str) -> bool:
     distinct = {
         w for w in own if len(w) >= 4 and w not in _GENERIC and w not in _FORMS and w not in _STOP
     }
-    keywords = {w for w in _tokens(product.keywords) if len(w) >= 3 and w not in _STOP}
+    keywords = {
+        w
+        for w in _tokens(product.keywords)
+        if len(w) >= 4 and w not in _STOP and w not in _GENERIC and w not in _FORMS
+    }
     return any(_one_word(h, w) for h in heard for w in distinct | keywords)
 
 

@@ -9,36 +9,45 @@ Pure functions.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
-# Number words, shared with the agencies' parsers (they say prices, counts, strengths).
-NUMBER_UNITS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-NUMBER_TENS = {
-    w: 10 * i
-    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
-}
-_UNITS, _TENS = NUMBER_UNITS, NUMBER_TENS
-_NUMBER = (
-    r"\d+|(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(list(_UNITS)[1:10]) + r"))?"
-    r"|" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r"|a|an"
+# Number words, shared with the agencies' parsers (they say prices, counts, strengths);
+# read-only, since every caller's session reads them.
+NUMBER_UNITS: Mapping[str, int] = MappingProxyType(
+    {
+        w: i
+        for i, w in enumerate(
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+            "fourteen fifteen sixteen seventeen eighteen nineteen".split()
+        )
+    }
 )
+NUMBER_TENS: Mapping[str, int] = MappingProxyType(
+    {
+        w: 10 * i
+        for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)
+    }
+)
+_UNITS, _TENS = NUMBER_UNITS, NUMBER_TENS
+_SMALL = (
+    r"\d+|(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(list(_UNITS)[1:10]) + r"))?"
+    r"|" + "|".join(sorted(_UNITS, key=len, reverse=True))
+)
+_NUMBER = _SMALL + r"|a|an"  # "a dollar"; never the pence: "2 dollars a pack"
 _MAJOR = r"dollars?|bucks?|pounds?|quid|euros?"
-_MINOR = r"cents?|pence|p"
+_MINOR = r"cents?|pence|p(?!\.?\s?m\b)"  # "6 p.m." is a time
 _AMOUNT = re.compile(
     # "$4.99", "£5", "€12,50"
     r"[$£€]\s?(?P<sym>\d+)(?:[.,](?P<sym_minor>\d{2}))?\b"
     # "4 dollars 99", "five pounds and twenty pence", "4.99 dollars"
     rf"|\b(?P<major>{_NUMBER})(?:[.,](?P<dec>\d{{2}}))?\s+(?:{_MAJOR})\b"
-    rf"(?:,?\s+(?:and\s+)?(?P<minor>{_NUMBER})(?:\s+(?:{_MINOR}))?\b)?"
+    rf"(?:,?\s+(?:and\s+)?(?P<minor>{_SMALL})(?:\s+(?:{_MINOR}))?\b)?"
     # "99 cents", "fifty pence"
     rf"|\b(?P<cents>{_NUMBER})\s*(?:{_MINOR})\b"
-    # "4.99": two decimals read as a price
-    r"|\b(?P<bare>\d+)\.(?P<bare_minor>\d{2})\b",
+    # "it's 4.99": two decimals after words that give a price ("open at 8.30" is a time)
+    r"|\b(?:is|it'?s|that'?s|costs?|costing|priced|price|total|only|just|be)\s+"
+    r"(?P<bare>\d+)\.(?P<bare_minor>\d{2})\b(?!\s*(?:am|pm|a\.m|p\.m|mg|ml|g)\b)",
     re.IGNORECASE,
 )
 

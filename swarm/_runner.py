@@ -31,6 +31,11 @@ from swarm._turn import Conversation, Turn, TurnHost
 from swarm.errors import CompletionError, CompletionTimeout, RecursionLimitExceeded, ToolError
 
 log = logging.getLogger("swarm.runner")
+# A price in a tool's structured output: "price_cents": 320, "total": 5.98, cost=4.
+_PRICED = re.compile(
+    r"\b(\w*(?:price|cost|total|amount|cents|fee)\w*)['\"]?\s*[:=]\s*(\d+(?:\.\d{2})?)\b",
+    re.IGNORECASE,
+)
 _call_ids = itertools.count(1)
 
 
@@ -387,15 +392,17 @@ class Runner:
 
     def _told(self, agent: AgentSpec) -> list[str]:
         """What tools and code have said in this conversation: the only source of money.
-        A tool's raw output ("price_cents": 320) grounds its numbers as cents and units."""
+        A tool's raw output grounds the numbers it gives as prices ("price_cents": 320,
+        "total": 5.98); its other numbers (a pack of 24, the stock) are no price."""
         told = []
         for m in self.conversation.view(agent):
             if m.role is Role.ASSISTANT and m.content:
                 told.append(m.content)
             elif m.role is Role.TOOL and m.content:
                 told.append(m.content)
-                told += [f"{n} cents" for n in re.findall(r"\d+(?:\.\d+)?", m.content)]
-                told += [f"${n}" for n in re.findall(r"\d+(?:\.\d{2})?", m.content)]
+                for key, number in _PRICED.findall(m.content):
+                    cents = "cent" in key.lower()
+                    told.append(f"{number} cents" if cents else f"${number}")
         return told
 
     def _internal_texts(self, agent: AgentSpec) -> list[str]:

@@ -216,7 +216,7 @@ _TIME = r"(?:years?|months?|weeks?|days?|hours?|minutes?|o'?clock|pm|am)"
 # Numbers that say how old or when, never how many: "a cake for my son, he's turning
 # six" ordered six cakes (measured, bench fresh set); "for 3 o'clock", "my 4 year old".
 _NOT_A_COUNT = re.compile(
-    r"\b(?:he|she|they|who|son|daughter)(?:'s|'re| is| are| will be)\s+"
+    r"\b(?:he|she|who|son|daughter)(?:'s| is| will be)\s+"
     r"(?:(?:nearly|almost|just|only|turning|going to be)\s+)?(?:\d{1,3}|[a-z]+)\b"
     r"(?!\s+(?:more\s+)?(?:of|loaves|cakes|buns|rolls|pieces|slices)\b)"
     r"|\b(?:turning|turned|turns|aged?|age of|at|for|by)\s+(?:\d{1,3}|[a-z]+)\s*"

@@ -209,6 +209,8 @@ async def search_words(ctx: ToolContext, query: str) -> str:
         # "the paracetamol liquid for a toddler": the variant, not the plain tablets.
         choice = await shop.run(lambda db: choose_product(db, [query], query, shop.shop.currency))
         if isinstance(choice, Product):
+            if await _asks_first(ctx, Hit(choice, 0.0), query, resolved=True):
+                return did_you_say(choice.name)  # "lorra mide capsules"
             return _found([Hit(choice, 1.0)], shop.shop.currency)
         if isinstance(choice, str):
             return choice
@@ -225,12 +227,13 @@ async def search_words(ctx: ToolContext, query: str) -> str:
     return _found(hits, shop.shop.currency)
 
 
-async def _asks_first(ctx: ToolContext, hit: Hit, query: str) -> bool:
+async def _asks_first(ctx: ToolContext, hit: Hit, query: str, *, resolved: bool = False) -> bool:
     """Whether the hit is a guess from the caller's own words. Judged on what the caller
     said, not the model's query: "lorra mide" alone is closer to Loperamide than the
-    sentence it was said in, and the model's own spelling would hide the guess."""
+    sentence it was said in, and the model's own spelling would hide the guess. A
+    product `resolved` by name (not a search hit) is judged by searching again."""
     said = await ctx.session.get_last_user_message() or query
-    if said == query:
+    if said == query and not resolved:
         return guessed(hit, said)
     return await pharmacy(ctx).run(lambda db: guessed_from(db, hit.product, said))
 
@@ -262,7 +265,11 @@ def guessed_from(db: Session, product: Product, said: str) -> bool:
         return False  # most turns: no second search
     hits = search_products(db, said, limit=8)
     hit = next((h for h in hits if h.product.sku == product.sku), None)
-    return hit is not None and guessed(hit, said)
+    if hit is None:
+        # Not found from the caller's words at all: a brand said in pieces ("zir tec")
+        # is theirs; anything else is the model's own idea of what they meant.
+        return all(p.sku != product.sku for p in brand_family(db, said))
+    return guessed(hit, said)
 
 
 def offer(product: Product, currency: str) -> str:

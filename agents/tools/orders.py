@@ -26,7 +26,9 @@ from agents.speech import line_words, money, order_number, order_words
 from agents.tools.catalogue import (
     ProductName,
     choose_product,
+    family,
     guessed_from,
+    ingredient,
     resolve_product,
     search_words,
     several_products,
@@ -108,6 +110,9 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         names = [said]
     if len(just_offered) == 1 and heard.refers_to_offer(said):
         names.append(just_offered[0])  # "one box please" after one offer: that product
+    # What the last reply named to the caller: taking it is no guess ("two" after "how
+    # many would you like?").
+    put_to_caller = {*just_offered, heard.asked_how_many(offered)}
     quantity = params.quantity
     stated = stated_quantity(said)
     if stated is not None and stated != quantity:
@@ -131,7 +136,9 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         choice = choose_product(db, names, said, shop.shop.currency)
         if choice is None or isinstance(choice, str):
             return choice
-        if choice.name not in just_offered and guessed_from(db, choice, said):
+        # A variant of what the caller just heard ("the 400s" after ibuprofen) is no guess.
+        heard_kin = {ingredient(p) for name in put_to_caller if name for p in family(db, name)[:1]}
+        if ingredient(choice) not in heard_kin and guessed_from(db, choice, said):
             # "I'd like some lorprimide": a guess is asked about, never added unheard.
             log.info("name_asked client_id=%s product=%r", ctx.client_id, choice.name)
             return did_you_say(choice.name)
@@ -169,6 +176,8 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
     shop = pharmacy(ctx)
     said = await ctx.session.get_last_user_message() or ""
 
+    guesses: list[str] = []
+
     def work(db: Session) -> tuple[list[str], list[str], orders.OrderView | None]:
         added: list[str] = []
         missed: list[str] = []
@@ -179,6 +188,9 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
             choice = choose_product(db, [item.words], item.words, shop.shop.currency)
             if choice is None or isinstance(choice, str):
                 missed.append(item.words)
+                continue
+            if guessed_from(db, choice, item.words):
+                guesses.append(choice.name)  # asked about once the rest is added
                 continue
             wanted = item.quantity or 1
             # Named twice in one sentence, a product is one line, and the later count is
@@ -200,15 +212,22 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
         return added, missed, view
 
     added, missed, view = await shop.run(work)
-    log.info("items_added client_id=%s added=%d missed=%d", ctx.client_id, len(added), len(missed))
+    log.info(
+        "items_added client_id=%s added=%d missed=%d asked=%d",
+        ctx.client_id,
+        len(added),
+        len(missed),
+        len(guesses),
+    )
     if view is None:
-        return await search_words(ctx, said)
+        return did_you_say(guesses[0]) if guesses else await search_words(ctx, said)
     currency = shop.shop.currency
     text = f"I've added {_listed(added)}. Your order is now {order_words(view, currency)}."
     for miss in missed:
         # A refusal is already a sentence for the caller; an unknown item is named.
         text += f" {miss}" if miss.endswith((".", "?")) else f" I couldn't find {miss}."
-    return text + " Anything else?"
+    # The question last: the caller's next words answer it (agents/screen.py).
+    return f"{text} {did_you_say(guesses[0])}" if guesses else text + " Anything else?"
 
 
 def _listed(items: list[str]) -> str:

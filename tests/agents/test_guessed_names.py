@@ -102,3 +102,49 @@ async def test_a_name_or_symptom_the_caller_said_is_offered_at_once(
     [reply] = await talk(shop, "c", said)
     assert reply.startswith("We have") and f"{product}, " in reply
     assert asked_name(reply) is None
+
+
+async def test_a_guess_among_several_items_is_asked_about_and_the_rest_added(
+    shop: Services,
+) -> None:
+    [reply] = await talk(shop, "c", "one box of ibuprofen and two of meba rine please")
+    assert reply.endswith(did_you_say("Mebeverine"))
+    assert [sku for _, sku, _, _ in lines_of(shop, "c")] == ["IBU200-24"]
+
+
+async def test_a_yes_with_a_count_adds_the_product_asked_not_a_line_of_the_order(
+    shop: Services,
+) -> None:
+    await talk(shop, "c", "two boxes of paracetamol please", "do you have meba rine")
+    await talk(shop, "c", "yes, just two please")
+    assert sorted((sku, quantity) for _, sku, quantity, _ in lines_of(shop, "c")) == [
+        ("MEBEV-15", 2),
+        ("PAR500-16", 2),
+    ]
+
+
+async def test_a_no_with_a_variant_word_is_not_a_variant_of_the_guess(shop: Services) -> None:
+    replies = await talk(shop, "c", "have you got ibbu proffy", "no, the gel")
+    assert replies[0] == did_you_say("Ibuprofen")
+    assert lines_of(shop, "c") == []
+
+
+async def test_a_yes_with_a_variant_word_offers_that_variant(shop: Services) -> None:
+    replies = await talk(shop, "c", "have you got ibbu proffy", "yes, the gel")
+    assert replies[1].startswith("We have Ibuprofen Gel")
+
+
+async def test_a_price_question_about_a_guess_asks_first(shop: Services) -> None:
+    replies = await talk(shop, "c", "do you have ibuprofen", "how much is the lorprimide")
+    assert replies[1] == did_you_say("Loperamide")
+
+
+async def test_the_same_no_twice_offers_a_person_instead_of_asking_again(shop: Services) -> None:
+    replies = await talk(shop, "c", "have you got any tram", "no", "have you got any tram", "no")
+    assert "name again" in replies[1]
+    assert "pharmacist" in replies[3] and "name again" not in replies[3]
+
+
+async def test_a_name_spelled_after_words_is_found(shop: Services) -> None:
+    [reply] = await talk(shop, "c", "it's L-O-P-E-R-A-M-I-D-E")
+    assert reply.startswith("We have Loperamide")

@@ -116,6 +116,9 @@ def test_guard_holds_from_an_amount_of_money() -> None:
         ("It's 4.99.", {499}),
         ("a dollar fifty", {150}),
         ("We open at 9 and the pack holds 16 tablets of 500 mg.", set()),
+        ("2 dollars a pack", {200}),
+        ("We close at 6 p.m. and open at 8.30, take 0.25 mg", set()),
+        ("the total is 8.98", {898}),
     ],
 )
 def test_amounts_of_money_in_what_is_said(text: str, cents: set[int]) -> None:

@@ -176,9 +176,26 @@ async def test_scripted_provider_leaking_markup_is_flushed_after_its_retry() -> 
     assert await s.complete("hello") == "Hi."
 
 
-async def test_an_amount_a_tool_said_may_be_repeated() -> None:
-    engine, _ = build([tool_call("add_to_order", quantity=2), text("That's 2, at 2 dollars each.")])
-    assert await engine.session("c", "w").complete("two please") == "That's 2, at 2 dollars each."
+def priced(outputs: list) -> Engine:
+    engine = Engine(completion_timeout=5)
+    engine.add_completion("m", Sequenced(outputs))
+
+    async def look_up(ctx: ToolContext, params: Qty) -> str:
+        return '{"name": "Plasters", "pack": 24, "price_cents": 299}'
+
+    engine.add_tool("look_up", "Look up", Qty, look_up)
+    engine.add_agent("a", "m", "Agent.", tools=["look_up"], money_from_tools=True)
+    engine.add_swarm("w", ["a"], "a")
+    return engine
+
+
+async def test_a_price_a_tool_gave_may_be_said_and_no_other_number_as_one() -> None:
+    said = "Plasters are 2 dollars 99."
+    engine = priced([tool_call("look_up", quantity=1), text(said)])
+    assert await engine.session("c", "w").complete("plasters?") == said
+    # The pack's 24 is no price: "24 dollars" is rescued, then the retry is spoken.
+    engine = priced([tool_call("look_up", quantity=1), text("That's 24 dollars."), text(said)])
+    assert await engine.session("c", "w").complete("plasters?") == said
 
 
 async def test_without_the_option_an_agent_may_state_any_amount() -> None:
