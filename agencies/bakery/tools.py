@@ -92,6 +92,11 @@ async def search_menu(ctx: ToolContext, params: Query) -> str:
     return f"We have {words.listed(found)}. How many would you like?"
 
 
+def _which(items: list[Product]) -> str:
+    """One short question when the words fit several items."""
+    return f"Which would you like: the {items[0].name} or the {items[1].name}?"
+
+
 async def add_to_order(ctx: ToolContext, params: Item) -> str:
     shop = bakery(ctx)
     said = await ctx.session.get_last_user_message() or ""
@@ -112,7 +117,7 @@ async def add_to_order(ctx: ToolContext, params: Item) -> str:
         for part in words.parts(said):
             items = find_items(db, part, by_name=True)
             if len(items) > 1:
-                return f"Which would you like: the {items[0].name} or the {items[1].name}?"
+                return _which(items)
             if items:
                 wanted.append((items[0], words.stated_quantity(part) or 1))
         if not wanted:
@@ -120,7 +125,7 @@ async def add_to_order(ctx: ToolContext, params: Item) -> str:
             if not items and offered.startswith("We have") and offered.count(" at ") == 1:
                 items = find_items(db, offered, by_name=True)
             if len(items) > 1:
-                return f"Which would you like: the {items[0].name} or the {items[1].name}?"
+                return _which(items)
             if items:
                 wanted.append((items[0], words.stated_quantity(said) or 1))
         if not wanted:

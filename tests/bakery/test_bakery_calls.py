@@ -3,7 +3,6 @@ from sipp, and the embedded model answering it."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 from pathlib import Path
 
@@ -16,8 +15,7 @@ from callswarm.app import build_services
 from callswarm.settings import Settings
 from models.shop import OrderLine
 from tests.telephony.conftest import capture, start_phone
-from tests.telephony.sipp import scenario, sipp
-from tests.telephony.test_sipp_calls import caller_turns, heard, said_in_db, times_said
+from tests.telephony.test_sipp_calls import heard, one_call, said_in_db, times_said
 from tests.voice.speech import piper, silence
 from tests.web.conftest import start, stop
 from tests.web.console import operator
@@ -112,11 +110,9 @@ async def test_a_phone_call_asks_for_sourdough(capture, bakery_stt, tts, tmp_pat
     settings = Settings(data_dir=tmp_path, agency="bakery", provider="scripted", idle_timeout=None)
     phone = await start_phone(tmp_path, stt, tts, settings)
     try:
-        actions = caller_turns(tts, tmp_path, "PCMU", ["Do you have any sourdough bread?"])
-        call = scenario(tmp_path, capture.port, "+15550180", actions)
-        run = await sipp(call, phone.target)
-        assert run.returncode == 0, run.output
-        [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+        summary = await one_call(
+            phone, capture, tts, tmp_path, "+15550180", ["Do you have any sourdough bread?"]
+        )
     finally:
         await phone.stop()
     greeting, reply = summary.replies

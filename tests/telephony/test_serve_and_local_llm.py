@@ -18,7 +18,7 @@ from tests.web.console import Sse
 
 from .conftest import start_phone
 from .sipp import free_udp_port, scenario, sipp
-from .test_sipp_calls import caller_turns, heard, said_in_db, times_said
+from .test_sipp_calls import caller_turns, heard, one_call, said_in_db, times_said
 
 
 async def test_a_phone_call_on_the_embedded_model(capture, stt, tts, tmp_path, bundled_model):
@@ -28,11 +28,9 @@ async def test_a_phone_call_on_the_embedded_model(capture, stt, tts, tmp_path, b
     phone = await start_phone(tmp_path, stt, tts, settings)
     try:
         # The model takes seconds, not milliseconds: the caller listens longer.
-        actions = caller_turns(tts, tmp_path, "PCMU", ["Do you have any ibuprofen?"], listen_s=20)
-        call = scenario(tmp_path, capture.port, "+15550160", actions)
-        run = await sipp(call, phone.target)
-        assert run.returncode == 0, run.output
-        [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+        summary = await one_call(
+            phone, capture, tts, tmp_path, "+15550160", ["Do you have any ibuprofen?"], listen_s=20
+        )
     finally:
         await phone.stop()
     assert "ibuprofen" in summary.transcripts[0].lower()

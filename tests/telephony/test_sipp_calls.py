@@ -37,6 +37,16 @@ def caller_turns(tts, tmp_path, codec: str, lines: list[str], listen_s: float = 
     return actions
 
 
+async def one_call(phone, capture, tts, tmp_path, number: str, lines: list[str], **turns):
+    """A sipp caller at `number` says `lines` (G.711 μ-law) to the running phone, and
+    hangs up; the gateway's summary of the call."""
+    actions = caller_turns(tts, tmp_path, "PCMU", lines, **turns)
+    run = await sipp(scenario(tmp_path, capture.port, number, actions), phone.target)
+    assert run.returncode == 0, run.output
+    [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
+    return summary
+
+
 async def heard(stt, stream_: Stream) -> str:
     """What a caller hears on the line, as Whisper writes it down, one stretch of speech
     at a time: given a whole call, tiny.en may stop at the first long silence."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
@@ -124,12 +124,46 @@ def forwarders() -> list[asyncio.Task[object]]:
     return [t for t in asyncio.all_tasks() if t.get_name().startswith("call-out-")]
 
 
+class Rig:
+    """One call's fakes, wired as a transport wires them, and `run_call` over them."""
+
+    def __init__(
+        self,
+        heard: list[str] | None = None,
+        *,
+        realtime: bool = False,
+        refuse: type | None = None,
+        **port: bool,
+    ) -> None:
+        self.order: list[str] = []
+        self.stt, self.tts = FakeSTT(heard or []), FakeTTS()
+        self.port = Port(self.order, **port)
+        self.voice = session(self.stt, self.tts, self.port, realtime=realtime)
+        self.line = Line(self.voice, self.order, refuse=refuse)
+
+    async def run(
+        self,
+        receive: Callable[[], Awaitable[None]],
+        ended_by: str = "caller",
+        *,
+        hang_up: bool = True,
+        greet: bool = True,
+    ) -> str:
+        return await run_call(
+            self.voice,
+            self.port,
+            receive=receive,
+            deliver=self.line.deliver,
+            ended_by=lambda: ended_by,
+            hang_up=self.line.hang_up if hang_up else None,
+            log=LOG,
+            greet=greet,
+        )
+
+
 async def test_a_call_is_listed_greeted_answered_and_closed_in_that_order() -> None:
-    order: list[str] = []
-    stt, tts = FakeSTT(["Do you have rye bread?"]), FakeTTS()
-    port = Port(order)
-    voice = session(stt, tts, port)
-    line = Line(voice, order)
+    rig = Rig(["Do you have rye bread?"])
+    order, voice, line = rig.order, rig.voice, rig.line
 
     async def receive() -> None:
         order.append("receive")
@@ -138,24 +172,16 @@ async def test_a_call_is_listed_greeted_answered_and_closed_in_that_order() -> N
             await voice.push(AudioFrame(chunk, 16000))
         await line.until(TurnMetricsEvent)  # the caller's turn was answered
 
-    ended_by = await run_call(
-        voice,
-        port,
-        receive=receive,
-        deliver=line.deliver,
-        ended_by=lambda: "caller",
-        hang_up=line.hang_up,
-        log=LOG,
-    )
+    ended_by = await rig.run(receive)
 
     assert ended_by == "caller"
     assert order[:3] == ["started:caller-1", "greet:caller-1", "receive"]
     # The fake voice speaks a sentence at a time.
-    assert " ".join(tts.spoken) == f"{GREETING} Yes, baked fresh this morning."
+    assert " ".join(rig.tts.spoken) == f"{GREETING} Yes, baked fresh this morning."
     done = [e.text for e in line.delivered if isinstance(e, ReplyDoneEvent)]
     assert done == [GREETING, "Yes, baked fresh this morning."]
     # The turn was recorded before the transport saw it.
-    [turn] = port.turns
+    [turn] = rig.port.turns
     assert turn.transcript == "Do you have rye bread?"
     assert order.index("record_turn") == order.index("TurnMetricsEvent") - 1
     assert order[-2:] == ["hang_up:caller", "finish:caller"]
@@ -163,27 +189,16 @@ async def test_a_call_is_listed_greeted_answered_and_closed_in_that_order() -> N
 
 
 async def test_the_shutdown_runs_in_order_when_the_receive_loop_fails() -> None:
-    order: list[str] = []
-    stt, tts = FakeSTT(), FakeTTS()
-    port = Port(order)
     # In real time: the greeting is still playing when the line fails.
-    voice = session(stt, tts, port, realtime=True)
-    line = Line(voice, order)
+    rig = Rig(realtime=True)
+    order, voice, line = rig.order, rig.voice, rig.line
 
     async def receive() -> None:
         await line.until(ReplyAudioEvent)
         raise ConnectionResetError("the line dropped")
 
     with pytest.raises(ConnectionResetError):
-        await run_call(
-            voice,
-            port,
-            receive=receive,
-            deliver=line.deliver,
-            ended_by=lambda: "gateway",
-            hang_up=line.hang_up,
-            log=LOG,
-        )
+        await rig.run(receive, "gateway")
 
     # Closing the voice cut the greeting; that event was delivered before the hang-up,
     # then the console heard who ended the call, and nothing came after.
@@ -194,31 +209,20 @@ async def test_the_shutdown_runs_in_order_when_the_receive_loop_fails() -> None:
     assert GREETING.startswith(interrupted.spoken)
     assert line.drained_at_hang_up and not forwarders()
     await voice.push(AudioFrame(buzz(0.5), 16000))  # closed: ignored, nothing is heard
-    assert voice.events.empty() and stt.heard == []
+    assert voice.events.empty() and rig.stt.heard == []
 
 
 async def test_a_console_that_cannot_list_the_call_does_not_drop_the_caller(caplog) -> None:
-    order: list[str] = []
-    tts = FakeTTS()
-    port = Port(order, refuse_start=True)
-    voice = session(FakeSTT(), tts, port)
-    line = Line(voice, order)
+    rig = Rig(refuse_start=True)
+    order = rig.order
 
     async def receive() -> None:
         order.append("receive")
-        await line.until(ReplyDoneEvent)
+        await rig.line.until(ReplyDoneEvent)
 
-    ended_by = await run_call(
-        voice,
-        port,
-        receive=receive,
-        deliver=line.deliver,
-        ended_by=lambda: "caller",
-        hang_up=line.hang_up,
-        log=LOG,
-    )
+    ended_by = await rig.run(receive)
 
-    assert ended_by == "caller" and " ".join(tts.spoken) == GREETING
+    assert ended_by == "caller" and " ".join(rig.tts.spoken) == GREETING
     assert order[:3] == ["started:caller-1", "greet:caller-1", "receive"]
     # Nothing to finish: the console never had the call.
     assert order[-1] == "hang_up:caller" and not any(o.startswith("finish") for o in order)
@@ -226,74 +230,41 @@ async def test_a_console_that_cannot_list_the_call_does_not_drop_the_caller(capl
 
 
 async def test_a_failed_greeting_is_logged_and_the_call_goes_on(caplog) -> None:
-    order: list[str] = []
-    tts = FakeTTS()
-    port = Port(order, refuse_greeting=True)
-    voice = session(FakeSTT(), tts, port)
-    line = Line(voice, order)
+    rig = Rig(refuse_greeting=True)
 
     async def receive() -> None:
-        order.append("receive")
+        rig.order.append("receive")
 
-    await run_call(
-        voice,
-        port,
-        receive=receive,
-        deliver=line.deliver,
-        ended_by=lambda: "caller",
-        log=LOG,
-    )
+    await rig.run(receive, hang_up=False)
 
-    assert tts.spoken == [] and line.delivered == []
-    assert order == ["started:caller-1", "greet:caller-1", "receive", "finish:caller"]
+    assert rig.tts.spoken == [] and rig.line.delivered == []
+    assert rig.order == ["started:caller-1", "greet:caller-1", "receive", "finish:caller"]
     assert logged(caplog) == ["call_greeting_failed call_id=c-1"]
 
 
 async def test_a_resumed_call_is_not_greeted_again() -> None:
-    order: list[str] = []
-    tts = FakeTTS()
-    port = Port(order)
-    voice = session(FakeSTT(), tts, port)
+    rig = Rig()
 
     async def receive() -> None:
-        order.append("receive")
+        rig.order.append("receive")
 
-    ended_by = await run_call(
-        voice,
-        port,
-        receive=receive,
-        deliver=Line(voice, order).deliver,
-        ended_by=lambda: "taken_over",
-        log=LOG,
-        greet=False,
-    )
+    ended_by = await rig.run(receive, "taken_over", hang_up=False, greet=False)
 
-    assert ended_by == "taken_over" and tts.spoken == []
-    assert order == ["started:caller-1", "receive", "finish:taken_over"]
+    assert ended_by == "taken_over" and rig.tts.spoken == []
+    assert rig.order == ["started:caller-1", "receive", "finish:taken_over"]
 
 
 async def test_an_event_or_a_finish_that_fails_does_not_stop_the_call(caplog) -> None:
-    order: list[str] = []
-    tts = FakeTTS()
-    port = Port(order, refuse_finish=True)
-    voice = session(FakeSTT(), tts, port)
-    line = Line(voice, order, refuse=ReplyAudioEvent)
+    rig = Rig(refuse_finish=True, refuse=ReplyAudioEvent)
 
     async def receive() -> None:
-        await line.until(ReplyDoneEvent)
+        await rig.line.until(ReplyDoneEvent)
 
-    ended_by = await run_call(
-        voice,
-        port,
-        receive=receive,
-        deliver=line.deliver,
-        ended_by=lambda: "caller",
-        log=LOG,
-    )
+    ended_by = await rig.run(receive, hang_up=False)
 
     # The first audio frame was lost; the rest of the greeting still went out.
-    assert ended_by == "caller" and order[-1] == "finish:caller"
-    assert any(isinstance(e, ReplyAudioEvent) for e in line.delivered)
+    assert ended_by == "caller" and rig.order[-1] == "finish:caller"
+    assert any(isinstance(e, ReplyAudioEvent) for e in rig.line.delivered)
     assert logged(caplog) == [
         "call_event_failed call_id=c-1",
         "call_log_failed call_id=c-1",
