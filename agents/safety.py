@@ -63,6 +63,12 @@ _POISONS = (
 )
 _PACKS = r"(?:box(?:es)?|packets?|packs?|bottles?|strips?|tubs?)"
 _NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|eighteen)"
+# What a medicine is taken with, in a question about taking them together: the
+# caller's own medicines, a drink, or a drug name ("ibuprofen", "co-codamol").
+_INTAKE = (
+    r"(?:my|his|her|their|the other|other|alcohol|a drink|drink|drinking|wine|beer|"
+    r"\w*(?:profen|amol|irin|tine|zole|pril|olol|statin|mycin|cillin|xen|ine|ide|pam)s?)\b"
+)
 _KIN = (
     r"(?:husband|wife|partner|mum|mom|mother|dad|father|nan|nana|gran|granny|grandma|"
     r"grandad|grandpa|brother|sister|son|daughter|friend|flatmate|roommate)"
@@ -327,6 +333,20 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 r"\b(?:i|he|she|we) (?:take|takes|taking|am on|have)\b|\b(?:i'?m|im|he'?s|she'?s) on\b",
                 r"\bis (?:it|that|this) (?:ok|okay|safe|alright|fine|bad|dangerous) (?:with|alongside|"
                 r"on top of|together)\b",
+            ),
+            # "Is it safe with ibuprofen?", "is that alright with my other tablets?", "can I
+            # have it with paracetamol": measured, these reached sales, and a yes in front
+            # of one ("yes but is it safe with ibuprofen?") added ibuprofen to the order.
+            _rx(
+                r"\b(?:is|are|will|would) (?:it|that|this|they|these|those) (?:\w+ )?(?:be )?"
+                r"(?:safe|dangerous|bad|harmful) (?:to (?:take|have|use|give) )?(?:with|"
+                r"alongside|on top of|together)\b",
+                rf"\b(?:is|are|will|would) (?:it|that|this|they) (?:be )?(?:ok|okay|alright|"
+                rf"all right|fine) (?:to (?:take|have|use|give) )?(?:with|alongside|on top of) "
+                rf"{_INTAKE}",
+                rf"\b(?:can|could|should) (?:i|he|she|we|they) (?:take|have|use|give) (?:it|this|"
+                rf"that|them|these|those|\w+) (?:with|alongside|on top of|together with) "
+                rf"{_INTAKE}",
             ),
             # Prescription drugs that commonly interact, named with a question.
             _both(

@@ -94,6 +94,12 @@ SELF_HARM = [
 ]
 
 DOSING = [
+    # taking one with another, in callers' words (written after stop 38's fixes)
+    "yes but is it safe with ibuprofen?",
+    "is it alright with paracetamol?",
+    "will it be ok with my other tablets",
+    "can I have it with ibuprofen",
+    "is it safe with alcohol",
     "how much calpol can i give my two year old",
     "what dose for a six month old",
     "is it ok to take ibuprofen when i'm pregnant",
@@ -130,6 +136,9 @@ DOSING = [
 ]
 
 NEGATIVE = [
+    "is that ok with you",
+    "is it ok with the delivery",
+    "can I have the ibuprofen with my order",
     "i need something for a chesty cough",
     "do you have a nasal spray to help me breathe through my nose",
     "i cant breathe through my nose it's so blocked",
