@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from agents.guards import NUMBER_WORDS, is_number_word, stated_quantity
+from agents.guards import NUMBER_WORDS, is_clear_yes, is_number_word, stated_quantity
 from models.search import content_words
 
 WHICH = "Which one would you like?"
@@ -69,7 +69,7 @@ def asked_name(last_reply: str) -> str | None:
 
 _THATS_IT = re.compile(
     r"^\W*(?:that'?s (?:it|the one|right|correct|what i said)|exactly|spot on|indeed|"
-    r"uh[- ]?huh|mm[- ]?hm+|mhm|you got it|that one|(?:yes,? )?i did|aye)\b(?!.*\?)",
+    r"uh[- ]?huh|mm[- ]?hm+|mhm|you got it|that one|(?:yes,? )?i did|aye|go on)\b(?!.*\?)",
     re.IGNORECASE,
 )
 
@@ -77,6 +77,12 @@ _THATS_IT = re.compile(
 def confirms_name(said: str) -> bool:
     """A yes to "did you say X?" in words other than yes: "that's the one", "exactly"."""
     return bool(_THATS_IT.search(said))
+
+
+def takes_offer(said: str) -> bool:
+    """A yes to the one product just offered, naming nothing else: "yep, that one", "go
+    on then", "yes please, two"."""
+    return (is_clear_yes(said) or confirms_name(said)) and refers_to_offer(said)
 
 
 def offered(last_reply: str) -> list[str]:

@@ -6,18 +6,24 @@ holds the caller, in this order:
 2. a person: asked for in the caller's own words, or a yes to the offer of one;
 3. facts any agent may say: the hours and the address; after a caller spoke of
    harming themselves, nothing else is sold on that call;
-4. the order (agents/moves.py): a yes to the read-back confirms, and only confirms;
+4. the answer to "did you say X?", asked of a product found by a guess;
+5. the order (agents/moves.py): a yes to the read-back confirms, and only confirms;
    "make that three", "one more", "take the X off", "give me Y instead" change the
    line they name; "read that back" reads it;
-5. a goodbye, when no order is pending;
-6. short answers to what the caller just heard (agents/heard.py): a count after
+6. a goodbye, when no order is pending;
+7. short answers to what the caller just heard (agents/heard.py): a count after
    "how many would you like?", a price question at sales;
-7. what else there is, after a prescription-only refusal;
-8. the caller picking one of the products just offered, by a variant word;
-9. several products in one sentence.
+8. what else there is, after a prescription-only refusal;
+9. the caller picking one of the products just offered, by a variant word, or
+   taking the one product offered with a yes in their own words;
+10. several products in one sentence.
 
 The fallback answers when a turn has spent its model calls or its time, or no
 rescue worked: the facts, one clarifying question, or the offer of a person.
+
+Over ~400 lines on purpose: the steps are one ordered list, each reading what the
+reply before said, and their order is the pharmacy's policy; split across modules,
+that order would no longer read in one place.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from sqlmodel import select
 
 from agents import heard, safety
 from agents.deps import Pharmacy
-from agents.guards import is_clear_yes, spoken_quantities, stated_quantity
+from agents.guards import is_clear_yes, spoken_quantities
 from agents.moves import (
     READ_BACK_QUESTION,
     Confirm,
@@ -232,6 +238,13 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         picked = await _picked(pharmacy, session, said, offered)
         if picked is not None:
             return picked
+    if len(offered) == 1 and last.endswith(heard.ORDER_IT) and heard.takes_offer(said):
+        # A yes to "would you like to order it?", in the caller's words ("yep, that one",
+        # "go on then", "yeah that's it"): measured, the model missed those and the
+        # fallback's offer of a person then took the next yes as a transfer.
+        return RoutedCall(
+            "add_to_order", {"product": offered[0], "quantity": await _count(session, said)}
+        )
     if await pharmacy.run(lambda db: bool(several_products(db, said))):
         return RoutedCall("add_to_order", {"product": said, "quantity": 1})
     return None
@@ -356,12 +369,20 @@ async def _picked(
     product = await pharmacy.run(lambda db: _offered_pick(db, options, said))
     if product is None:
         return None
-    quantity = stated_quantity(said)
-    if quantity is None:
-        history = await session.get_user_history()
-        recent = [q for m in history[-3:-1] for q in spoken_quantities(m.content)]
-        quantity = recent[-1] if recent else 1
-    return RoutedCall("add_to_order", {"product": product.name, "quantity": quantity})
+    return RoutedCall(
+        "add_to_order", {"product": product.name, "quantity": await _count(session, said)}
+    )
+
+
+async def _count(session: SessionHandle, said: str) -> int:
+    """How many the caller wants: said now ("yes, two"), else said a turn or two ago
+    ("three boxes of it" before the offer), else one."""
+    now = heard.answered_count(said, "", orders.MAX_QUANTITY_PER_LINE)
+    if now is not None:
+        return now
+    history = await session.get_user_history()
+    recent = [q for m in history[-3:-1] for q in spoken_quantities(m.content)]
+    return recent[-1] if recent else 1
 
 
 async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | None:

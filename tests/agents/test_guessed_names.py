@@ -148,3 +148,17 @@ async def test_the_same_no_twice_offers_a_person_instead_of_asking_again(shop: S
 async def test_a_name_spelled_after_words_is_found(shop: Services) -> None:
     [reply] = await talk(shop, "c", "it's L-O-P-E-R-A-M-I-D-E")
     assert reply.startswith("We have Loperamide")
+
+
+@pytest.mark.parametrize("yes", ["yep, that one", "go on then", "yeah that's it"])
+async def test_a_yes_to_an_offer_in_callers_words_adds_it(shop: Services, yes: str) -> None:
+    replies = await talk(shop, "c", "do you have loperamide", yes, "yes please just the one")
+    assert replies[1].startswith("I've added 1 pack of Loperamide")
+    assert lines_of(shop, "c") == [("pending", "LOPE2-12", 1, 399)]
+    assert "putting you through" not in replies[2]
+
+
+async def test_a_safety_question_after_an_offer_adds_nothing(shop: Services) -> None:
+    replies = await talk(shop, "c", "do you have loperamide", "yes but is it safe with ibuprofen?")
+    assert "pharmacist" in replies[1]
+    assert lines_of(shop, "c") == []
