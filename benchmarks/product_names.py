@@ -12,7 +12,7 @@ transcript is printed as well, and what the agent would say of each transcript: 
 product offered, one asked about first ("did you say ...?", for a product found by a
 guess), or a list of options.
 
-    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|all]
+    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|fresh3|all]
         [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
         [--rescore K [--margin M]] [--gate T] [--denoise none|rnnoise|deepfilter]
 
@@ -127,7 +127,7 @@ def denoiser(kind: str) -> Callable[[bytes], bytes] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--set", default="daily", choices=("daily", "heldout", "fresh", "fresh2", "all")
+        "--set", default="daily", choices=("daily", "heldout", "fresh", "fresh2", "fresh3", "all")
     )
     parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--conditions", default="clean,phone10")
@@ -146,7 +146,7 @@ def main() -> None:
 
     from sqlmodel import Session
 
-    from agents.tools.catalogue import guessed, shortlist
+    from agents.tools.catalogue import answer_search
     from models import make_engine
     from models.catalogue import load_catalogue
     from models.search import search_products
@@ -240,12 +240,18 @@ def main() -> None:
                     way = "offered" if sure else "asked"
                     gated[f"{way} {'right' if hit in right else 'wrong'}"] += 1
                 with Session(db) as s:
-                    shown = shortlist(search_products(s, heard, limit=3))
+                    answer = answer_search(s, heard, heard, "USD")
+                shown = [p.name for p in answer.products]
                 if len(shown) == 1:
-                    way = "asked" if guessed(shown[0], heard) else "offered"
-                    replies[f"{way} {'right' if shown[0].product.name in right else 'wrong'}"] += 1
+                    way = "asked" if answer.asked else "offered"
+                    replies[f"{way} {'right' if shown[0] in right else 'wrong'}"] += 1
+                    if args.show and shown[0] not in right:
+                        print(
+                            f"  {way.upper()} {cond} {voice:<18} {case['text']!r} -> {heard!r} "
+                            f"-> {shown[0]}"
+                        )
                 elif shown:
-                    replies["listed, holding it" if any(h.product.name in right for h in shown)
+                    replies["listed, holding it" if right & set(shown)
                             else "listed, without it"] += 1  # fmt: skip
                 n += 1
                 in_text += said

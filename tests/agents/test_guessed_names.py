@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from agents.heard import asked_name, did_you_say, offered
+from agents.tools.catalogue import heard_as_names
 from callswarm.app import Services
 from models.search import says_product
 from models.shop import Product
@@ -162,3 +163,52 @@ async def test_a_safety_question_after_an_offer_adds_nothing(shop: Services) -> 
     replies = await talk(shop, "c", "do you have loperamide", "yes but is it safe with ibuprofen?")
     assert "pharmacist" in replies[1]
     assert lines_of(shop, "c") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "names"),
+    [
+        # The recogniser's list of names, copied in place of the caller's words.
+        ("Fenoxidil, Mebeverine, Grantolate, Shropic,", True),
+        ("and Lorafexin, Lorafexin, Lorafexin,", True),
+        ("Can I have some toast, Omeprazole, Wendle, Arvotine, please?", True),
+        # Callers' own sentences, commas and capitals and all.
+        ("Yes, please, two boxes", False),
+        ("Two Paracetamol, one Ibuprofen, and a Vitamin C.", False),
+        ("Right, OK, Ibuprofen then", False),
+        ("Hello, hi, do you have Loperamide?", False),
+        ("Hi, Nurofen, please.", False),
+        ("Paracetamol, Ibuprofen, Vitamin D", False),
+    ],
+)
+def test_words_that_read_like_the_recognisers_list_of_names(said: str, names: bool) -> None:
+    assert heard_as_names(said) is names
+
+
+async def test_a_name_in_words_that_read_as_a_list_of_names_is_asked_about(
+    shop: Services,
+) -> None:
+    [reply] = await talk(shop, "c", "Fenoxidil, Mebeverine, Grantolate, Shropic,")
+    assert reply == did_you_say("Mebeverine")
+    assert lines_of(shop, "c") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "products"),
+    [
+        ("have you got the zylo metta something nasal spray", ["Beclometasone", "Xylometazoline"]),
+        ("do you do a nasal spray", ["Beclometasone", "Xylometazoline"]),
+        ("I need some of them eye drops", ["Chloramphenicol", "Lubricating"]),
+    ],
+)
+async def test_a_form_that_fits_two_drugs_lists_both_not_the_shorter_name(
+    shop: Services, said: str, products: list[str]
+) -> None:
+    [reply] = await talk(shop, "c", said)
+    assert reply.startswith("We have 2 options"), reply
+    assert all(p in reply for p in products), reply
+
+
+async def test_a_form_word_is_no_brand(shop: Services) -> None:
+    [reply] = await talk(shop, "c", "can you send me, um, tell the fine cream please")
+    assert "Hydrocortisone" not in reply, reply
