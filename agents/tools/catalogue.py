@@ -78,6 +78,15 @@ def _family_hits(db: Session, name: str) -> list[Hit]:
     return hits
 
 
+def _pointed_to(db: Session, said: str, rivals: list[Product]) -> list[Product]:
+    """Of drugs found equally by name, those the caller's other words point to: a brand
+    ("beconase nasal spray"), else a word of their own ("the nasal spray for hay
+    fever"); all of them when the words point to none or to several."""
+    brands = {ingredient(p) for p in brand_family(db, said)} if rivals else set()
+    chosen = [p for p in rivals if ingredient(p) in brands]
+    return chosen or [p for p in rivals if says_product(p, said)] or rivals
+
+
 def _rivals(hits: list[Hit]) -> list[Product]:
     """The best product of each ingredient found as closely as the best of all, when
     there are two or more: "Xylontazeline nasal spray" finds both nasal sprays by the
@@ -158,7 +167,7 @@ def brand_family(db: Session, name: str) -> list[Product]:
 
 
 def choose_product(
-    db: Session, names: list[str], said: str, currency: str = "USD"
+    db: Session, names: list[str], said: str, currency: str = "USD", *, whole: str | None = None
 ) -> Product | str | None:
     """The product the caller means, from the first of `names` that matches any; the
     variant is picked by the caller's words (form, strength, pack, who it is for).
@@ -166,16 +175,19 @@ def choose_product(
     Returns a short question when the words fit several products, and None when no
     name matches. Measured before: "the gel", "the 400s" and "for my toddler" all
     became the plain adult tablets, because the shortest name won every tie."""
-    choice = choose_products(db, names, said)
+    choice = choose_products(db, names, said, whole=whole)
     if isinstance(choice, list):
         return _found([Hit(p, 1.0) for p in choice], currency)
     return choice
 
 
 def choose_products(
-    db: Session, names: list[str], said: str
+    db: Session, names: list[str], said: str, *, whole: str | None = None
 ) -> Product | list[Product] | str | None:
-    """`choose_product`, with the products to choose from as they are, not asked."""
+    """`choose_product`, with the products to choose from as they are, not asked.
+    `whole`: the sentence `said` is one item of, whose other words may say which of
+    two drugs found equally is meant ("one of the eye drops, no wait, make it two, the
+    lubricating ones")."""
     for name in names:
         exact = db.exec(select(Product).where(func.lower(Product.name) == name.strip().lower()))
         named = exact.first()
@@ -185,8 +197,10 @@ def choose_products(
         candidates = [h.product for h in hits] or brand_family(db, name)
         if not candidates:
             continue
-        if named is None and (rivals := _rivals(hits)):
-            return rivals[:3]
+        if named is None and (rivals := _pointed_to(db, whole or said, _rivals(hits))):
+            if len(rivals) > 1:
+                return rivals[:3]
+            candidates = [p for p in candidates if ingredient(p) == ingredient(rivals[0])]
         # One ingredient's products: "cetra zine" is Cetirizine, and Sertraline, a near
         # sound of another drug, is no variant of it to ask about.
         first = ingredient(candidates[0])
@@ -322,12 +336,15 @@ def shortlist(hits: list[Hit]) -> list[Hit]:
 _LIST_PARTS = 3
 _LIST_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
 _SELF = frozenset({"i", "i'm", "i'd", "i'll", "i've"})
+_SPELLED_WORD = re.compile(r"(?:[A-Za-z]-)+[A-Za-z]")
 
 
 def _reads_as_a_name(part: str) -> bool:
     """One to three words, each capitalised, not all of them English: "Sanloratadine",
     "Mebae Fever"; not "Please", "Two Boxes" or "I'm"."""
     words = _LIST_WORD.findall(part)
+    if any(_SPELLED_WORD.fullmatch(w) for w in words):
+        return False  # "L-O-P-E-R-A-M-I-D-E", the answer to "spell it for me"
     return (
         1 <= len(words) <= 3
         and all(w[0].isupper() and w.lower() not in _SELF for w in words)

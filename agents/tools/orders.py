@@ -185,7 +185,7 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
         customer = _customer_id(db, ctx.client_id)
         taken: dict[str, int] = {}
         for item in items:
-            choice = choose_product(db, [item.words], item.words, shop.shop.currency)
+            choice = choose_product(db, [item.words], item.words, shop.shop.currency, whole=said)
             if choice is None or isinstance(choice, str):
                 missed.append(item.words)
                 continue

@@ -9,9 +9,10 @@ with the real pharmacy and SQLite, and check what the caller hears and what is o
 from __future__ import annotations
 
 import pytest
+from sqlmodel import Session
 
 from agents.heard import asked_name, did_you_say, offered
-from agents.tools.catalogue import heard_as_names
+from agents.tools.catalogue import answer_search, heard_as_names
 from callswarm.app import Services
 from models.search import says_product
 from models.shop import Product
@@ -179,6 +180,7 @@ async def test_a_safety_question_after_an_offer_adds_nothing(shop: Services) -> 
         ("Hello, hi, do you have Loperamide?", False),
         ("Hi, Nurofen, please.", False),
         ("Paracetamol, Ibuprofen, Vitamin D", False),
+        ("Sorry, it's, L-O-P-E-R-A-M-I-D-E, Loperamide.", False),
     ],
 )
 def test_words_that_read_like_the_recognisers_list_of_names(said: str, names: bool) -> None:
@@ -212,3 +214,35 @@ async def test_a_form_that_fits_two_drugs_lists_both_not_the_shorter_name(
 async def test_a_form_word_is_no_brand(shop: Services) -> None:
     [reply] = await talk(shop, "c", "can you send me, um, tell the fine cream please")
     assert "Hydrocortisone" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("said", "product"),
+    [
+        ("two packs of the beconase nasal spray please", "Beclometasone Nasal Spray"),
+        ("the nasal spray for hay fever", "Beclometasone Nasal Spray"),
+        ("I'd like the otrivin nasal spray please", "Xylometazoline Nasal Spray"),
+        ("eye drops for conjunctivitis", "Chloramphenicol Eye Drops"),
+    ],
+)
+async def test_a_brand_or_a_symptom_says_which_of_two_drugs_of_one_form(
+    shop: Services, said: str, product: str
+) -> None:
+    [reply] = await talk(shop, "c", said)
+    assert product in reply and "options" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    "said", ["Morning, I'd like to place an order", "Good morning, have you got any plasters?"]
+)
+async def test_a_greeting_is_no_product(shop: Services, said: str) -> None:
+    [reply] = await talk(shop, "c", said)
+    assert "Emergency Contraception" not in reply, reply
+    assert lines_of(shop, "c") == []
+
+
+def test_the_morning_after_pill_is_still_found(shop: Services) -> None:
+    said = "do you have the morning after pill"
+    with Session(shop.db) as db:
+        answer = answer_search(db, said, said, "USD")
+    assert [p.name for p in answer.products] == ["Emergency Contraception"], answer
