@@ -80,11 +80,20 @@ def _family_hits(db: Session, name: str) -> list[Hit]:
 
 def _pointed_to(db: Session, said: str, rivals: list[Product]) -> list[Product]:
     """Of drugs found equally by name, those the caller's other words point to: a brand
-    ("beconase nasal spray"), else a word of their own ("the nasal spray for hay
-    fever"); all of them when the words point to none or to several."""
-    brands = {ingredient(p) for p in brand_family(db, said)} if rivals else set()
+    ("beconase nasal spray"), else a word of the product's own name that the others do
+    not share ("two eye drops, the lubricating ones"); all of them when the words
+    point to none or to several. Not a keyword: "my eyes are all gunky" is a keyword of
+    the lubricating drops, and was said for the antibiotic ones."""
+    if not rivals:
+        return []
+    brands = {ingredient(p) for p in brand_family(db, said)}
     chosen = [p for p in rivals if ingredient(p) in brands]
-    return chosen or [p for p in rivals if says_product(p, said)] or rivals
+    if not chosen:
+        heard = set(_LIST_WORD.findall(said.lower()))
+        names = [set(_LIST_WORD.findall(p.name.lower())) for p in rivals]
+        shared = set.intersection(*names)
+        chosen = [p for p, own in zip(rivals, names, strict=True) if (own - shared) & heard]
+    return chosen or rivals
 
 
 def _rivals(hits: list[Hit]) -> list[Product]:
