@@ -370,9 +370,10 @@ def heard_as_names(said: str) -> bool:
     Paracetamol, one Ibuprofen, and a Vitamin C" does not); a product found in such
     words is a guess.
 
-    Measured (docs/voice.md, Product names): on the daily sentences, this took the
-    wrong products offered outright from 17 to 7 through the phone band at 10 dB, and
-    from 2 to 1 in wide band, at the cost of a question before 14 and 7 right ones."""
+    Measured (docs/voice.md, Product names) on the daily sentences in all eight voices,
+    before the other changes of that day: the wrong products offered outright went from
+    17 to 7 through the phone band at 10 dB, and from 2 to 1 in wide band, at the cost
+    of a question before 14 and 7 right ones."""
     parts = [p for p in said.split(",") if p.strip(" .?!")]
     names = sum(_reads_as_a_name(p) for p in parts)
     return len(parts) >= _LIST_PARTS and names >= 2 and 2 * names >= len(parts)
