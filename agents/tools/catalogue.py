@@ -16,10 +16,10 @@ from agents.guards import grounded
 from agents.heard import ORDER_IT, did_you_say
 from agents.items import Wanted, split_items
 from agents.speech import describe
+from agents.transcript import heard_as_names
 from agents.variants import resolve, variant_words
 from models.search import Hit, content_words, says_product, search_products
 from models.shop import Product
-from models.sounds import is_english
 from swarm import ToolContext, ToolError
 
 log = logging.getLogger("agents.catalogue")
@@ -89,8 +89,8 @@ def _pointed_to(db: Session, said: str, rivals: list[Product]) -> list[Product]:
     brands = {ingredient(p) for p in brand_family(db, said)}
     chosen = [p for p in rivals if ingredient(p) in brands]
     if not chosen:
-        heard = set(_LIST_WORD.findall(said.lower()))
-        names = [set(_LIST_WORD.findall(p.name.lower())) for p in rivals]
+        heard = set(re.findall(r"[a-z0-9']+", said.lower()))
+        names = [set(re.findall(r"[a-z0-9']+", p.name.lower())) for p in rivals]
         shared = set.intersection(*names)
         chosen = [p for p, own in zip(rivals, names, strict=True) if (own - shared) & heard]
     return chosen or rivals
@@ -339,44 +339,6 @@ def shortlist(hits: list[Hit]) -> list[Hit]:
     if hits and hits[0].score >= 0.9 and (len(hits) == 1 or hits[1].score < hits[0].score):
         return hits[:1]
     return hits
-
-
-# Words run together as a list: three parts or more between commas.
-_LIST_PARTS = 3
-_LIST_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*|\d+")
-_SELF = frozenset({"i", "i'm", "i'd", "i'll", "i've"})
-_SPELLED_WORD = re.compile(r"(?:[A-Za-z]-)+[A-Za-z]")
-
-
-def _reads_as_a_name(part: str) -> bool:
-    """One to three words, each capitalised, not all of them English: "Sanloratadine",
-    "Mebae Fever"; not "Please", "Two Boxes" or "I'm"."""
-    words = _LIST_WORD.findall(part)
-    if any(_SPELLED_WORD.fullmatch(w) for w in words):
-        return False  # "L-O-P-E-R-A-M-I-D-E", the answer to "spell it for me"
-    return (
-        1 <= len(words) <= 3
-        and all(w[0].isupper() and w.lower() not in _SELF for w in words)
-        and not all(is_english(w) for w in words)
-    )
-
-
-def heard_as_names(said: str) -> bool:
-    """Whether the words read like the recogniser's own list of the catalogue's names:
-    three parts or more between commas, half of them or more a name alone
-    ("Cetiramok, Sanloratadine, Mebeverin, Terbole,"). Whisper is primed with the names
-    as such a list, and when it hears badly it copies that list's form, and names in
-    it, in place of the caller's words. A caller's own sentences rarely read so ("Two
-    Paracetamol, one Ibuprofen, and a Vitamin C" does not); a product found in such
-    words is a guess.
-
-    Measured (docs/voice.md, Product names) on the daily sentences in all eight voices,
-    before the other changes of that day: the wrong products offered outright went from
-    17 to 7 through the phone band at 10 dB, and from 2 to 1 in wide band, at the cost
-    of a question before 14 and 7 right ones."""
-    parts = [p for p in said.split(",") if p.strip(" .?!")]
-    names = sum(_reads_as_a_name(p) for p in parts)
-    return len(parts) >= _LIST_PARTS and names >= 2 and 2 * names >= len(parts)
 
 
 def guessed(hit: Hit, said: str) -> bool:

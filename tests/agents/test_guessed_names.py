@@ -12,7 +12,8 @@ import pytest
 from sqlmodel import Session
 
 from agents.heard import asked_name, did_you_say, offered
-from agents.tools.catalogue import answer_search, heard_as_names
+from agents.tools.catalogue import answer_search
+from agents.transcript import heard_as_names
 from callswarm.app import Services
 from models.search import says_product
 from models.shop import Product
