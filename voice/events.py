@@ -37,7 +37,7 @@ class TranscriptEvent(VoiceEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TurnJudgedEvent(VoiceEvent):
-    """A pause was judged: the turn ends at the usual stop, or is held for more words.
+    """A pause was judged: the turn ends now, at the usual stop, or is held for more words.
 
     `probability` is the end-of-turn model's (None when it failed); `words` what the
     caller had said by the pause."""

@@ -288,7 +288,7 @@ class VoiceSession:
         self.events: asyncio.Queue[VoiceEvent] = asyncio.Queue()
         config = vad or VadConfig()
         self.turn = turn if config.early_ms else None
-        self._stop_ms = config.stop_ms
+        self._stop_ms, self._done_ms = config.stop_ms, config.done_ms
         if self.turn is not None:
             # Each pause is judged (`_decide`): a turn that is over ends at once or at
             # the usual stop; silence alone ends the others only after the longer hold.
@@ -387,7 +387,7 @@ class VoiceSession:
         failed = speculation.exception()
         text = "" if failed is not None else speculation.result().text
         end = when_over(verdict, text)
-        if end is TurnEnd.AT_STOP and text:
+        if end is not TurnEnd.HOLD and text:
             text = await self._without_added_words(paused.audio, text)
             end = when_over(verdict, text)
         log.info(
@@ -408,8 +408,9 @@ class VoiceSession:
         )
         if self._closed or not self._detector.paused or pause != self._pauses:
             return  # the caller went on, or the turn has ended already
-        if end is TurnEnd.AT_STOP:
-            await self._handle(self._detector.stop_after(self._stop_ms))
+        if end is not TurnEnd.HOLD:
+            stop_ms = self._done_ms if end is TurnEnd.NOW else self._stop_ms
+            await self._handle(self._detector.stop_after(stop_ms))
 
     async def end_of_speech(self) -> None:
         """The caller says they are done (released push-to-talk): answer without waiting

@@ -50,11 +50,15 @@ class VadConfig:
     max_utterance_s: float = 15.0
     # After this much silence the utterance so far is offered for speculative decoding
     # (`SpeechPaused`); voice before `stop_ms` withdraws it (`SpeechResumed`). 0: never.
-    early_ms: int = 200
+    early_ms: int = 150
     # With an end-of-turn model (voice/turn.py), asked at `early_ms`: a turn it judges
     # incomplete ends anyway after this much silence. Callers pause mid-sentence for up
     # to about a second and a quarter to think of a word; past that, reply.
     hold_ms: int = 1600
+    # A turn the model and the words both judge over ends after this much silence, or
+    # when judged if that is later: shorter than the pause between two clauses that
+    # both sound finished, long enough for a breath.
+    done_ms: int = 250
     max_flatness: float = 0.45
     # A frame this loud keeps a turn open even when not judged voiced: the fading tail
     # of a word ("like") must not count as the caller's pause. It never starts a turn.

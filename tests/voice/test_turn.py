@@ -66,8 +66,12 @@ def over(p: float) -> TurnVerdict:
 @pytest.mark.parametrize(
     ("verdict", "words", "end"),
     [
-        (over(0.9), "Do you have any ibuprofen?", TurnEnd.AT_STOP),
+        # Both hear a finished sentence: answered without waiting for the usual stop.
+        (over(0.9), "Do you have any ibuprofen?", TurnEnd.NOW),
+        (over(0.6), "Two packs please.", TurnEnd.NOW),
         (over(0.1), "Do you have any ibuprofen?", TurnEnd.HOLD),
+        # Words Whisper did not end as a sentence wait for the usual stop.
+        (over(0.9), "Yes", TurnEnd.AT_STOP),
         # The words overrule a model that hears a finished sentence.
         (over(0.99), "Could I get a box of", TurnEnd.HOLD),
         # No model answer: the words alone.
@@ -235,11 +239,22 @@ async def test_a_turn_the_model_hears_unfinished_is_held_then_ends_at_the_hold(s
     assert 1.5 < ends[0] - spoken_until < 1.8  # the 1.6 s hold, not the 0.5 s stop
 
 
-async def test_a_finished_sentence_ends_at_the_usual_stop(stt) -> None:
+async def test_a_finished_sentence_is_answered_before_the_usual_stop(stt) -> None:
     said = trim(espeak("Can I speak to the pharmacist?"))
     audio = silence(0.4) + said + silence(2.0)
     spoken_until = (len(silence(0.4)) + len(said)) / 32000
     voice = VoiceSession("c", Quiet(), stt=stt, tts=None, turn=FixedTurn(), realtime=False)  # type: ignore[arg-type]
+    ends, _ = await ended_at(voice, audio)
+    assert len(ends) == 1
+    assert 0.2 < ends[0] - spoken_until < 0.4  # the 250 ms of a judged end, not 500 ms
+
+
+async def test_words_without_a_sentence_end_wait_for_the_usual_stop(stt) -> None:
+    said = trim(espeak("Can I speak to the pharmacist?"))
+    audio = silence(0.4) + said + silence(2.0)
+    spoken_until = (len(silence(0.4)) + len(said)) / 32000
+    unended = Finishing(stt, "Can I speak to the pharmacist")
+    voice = VoiceSession("c", Quiet(), stt=unended, tts=None, turn=FixedTurn(), realtime=False)  # type: ignore[arg-type]
     ends, _ = await ended_at(voice, audio)
     assert len(ends) == 1
     assert 0.45 < ends[0] - spoken_until < 0.7
@@ -314,9 +329,11 @@ def drained(voice: VoiceSession) -> list:
     return out
 
 
-@pytest.mark.parametrize(("complete", "ends_by"), [(True, 0.5), (False, 1.6)])
+@pytest.mark.parametrize(
+    ("complete", "ends_by", "end"), [(True, 0.25, TurnEnd.NOW), (False, 1.6, TurnEnd.HOLD)]
+)
 async def test_live_callers_are_judged_while_their_audio_goes_on_arriving(
-    stt, complete, ends_by
+    stt, complete, ends_by, end
 ) -> None:
     """On a live line the judgement runs beside the audio; its verdict sets the stop."""
     voice = VoiceSession(
@@ -327,13 +344,13 @@ async def test_live_callers_are_judged_while_their_audio_goes_on_arriving(
         turn=FixedTurn(lambda _pcm: complete),
         realtime=True,
     )
-    await fed(voice, silence(0.4) + trim(piper("Do you have any ibuprofen?")) + silence(0.3))
+    await fed(voice, silence(0.4) + trim(piper("Do you have any ibuprofen?")) + silence(0.2))
     events: list = []
     judged = await next_of(voice, TurnJudgedEvent, events)
-    assert judged.end is (TurnEnd.AT_STOP if complete else TurnEnd.HOLD)
+    assert judged.end is end
     assert "ibuprofen" in judged.words.lower()
     assert not any(isinstance(e, SpeechEndedEvent) for e in events)
-    await fed(voice, silence(ends_by - 0.3 - 0.05))
+    await fed(voice, silence(ends_by - 0.2 - 0.05))
     assert not any(isinstance(e, SpeechEndedEvent) for e in drained(voice))
     await fed(voice, silence(0.1))
     assert any(isinstance(e, SpeechEndedEvent) for e in drained(voice))
