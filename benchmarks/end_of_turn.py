@@ -18,7 +18,7 @@ per decision is timed on the wall clock, and so is placing the pause's words in 
 audio (`words`), which a pause judged over pays for.
 
     .venv/bin/python benchmarks/end_of_turn.py [--voices tuned|new|all] [--band wide|phone]
-        [--set daily|heldout|all] [--ends silence,audio,model] [--show]
+        [--set daily|heldout|all] [--ends silence,audio,model] [--show] [--pauses 0.3,0.6,...]
 """
 
 from __future__ import annotations
@@ -83,7 +83,9 @@ FRAME = 640
 
 
 def audio_only(verdict: TurnVerdict | None, text: str) -> TurnEnd:
-    return TurnEnd.HOLD if verdict is not None and not verdict.complete else TurnEnd.AT_STOP
+    if verdict is None:
+        return TurnEnd.AT_STOP
+    return TurnEnd.NOW if verdict.complete else TurnEnd.HOLD
 
 
 def voiced_end(pcm: bytes) -> float:
@@ -121,7 +123,12 @@ async def ends(audio: bytes, stt: WhisperSTT, turn: SmartTurn | None) -> list[fl
 
 
 async def run(
-    voices: tuple[str, ...], band: str, end: str, which: str, show: bool
+    voices: tuple[str, ...],
+    band: str,
+    end: str,
+    which: str,
+    show: bool,
+    pauses: tuple[float, ...] = PAUSES,
 ) -> dict[str, object]:
     import voice.session as loop
 
@@ -137,10 +144,10 @@ async def run(
     ]
     lead = b"\0\0" * 8000
     premature = trials = 0
-    by_pause: dict[float, int] = dict.fromkeys(PAUSES, 0)
+    by_pause: dict[float, int] = dict.fromkeys(pauses, 0)
     for i, (head, tail) in enumerate(halves):
         for j, voice in enumerate(voices):
-            for pause in PAUSES:
+            for pause in pauses:
                 said, _start, resumed = paused(head, tail, voice, pause)
                 audio = condition(lead + said + b"\0\0" * 40000, band, None, "hum", seed=i + j)
                 cut = len(lead) / 32000 + resumed
@@ -182,6 +189,8 @@ async def run(
         "by_pause": by_pause,
         "wait_p50": statistics.median(waits),
         "wait_p95": pct(waits, 0.95),
+        # Complete sentences the rule waited on for more than a second: held as unfinished.
+        "held": f"{sum(w > 1.0 for w in waits)}/{len(waits)}",
         "unended": missed,
         "decision_p50_ms": 1000 * statistics.median(decisions) if decisions else None,
         "decision_p95_ms": 1000 * pct(decisions, 0.95) if decisions else None,
@@ -200,18 +209,22 @@ def main() -> None:
     parser.add_argument("--set", default="daily", choices=("daily", "heldout", "all"))
     parser.add_argument("--ends", default="silence,audio,model")
     parser.add_argument("--show", action="store_true", help="name each premature or held turn")
+    parser.add_argument(
+        "--pauses", default=",".join(map(str, PAUSES)), help="seconds, comma-separated"
+    )
     args = parser.parse_args()
+    pauses = tuple(float(p) for p in args.pauses.split(","))
     voices = VOICE_SETS[args.voices]
     band = "clean" if args.band == "wide" else "phone"
     print(f"voices {args.voices} ({len(voices)}), band {args.band}, set {args.set}")
     print(
         f"{'end':<8} {'premature':>10} "
-        + " ".join(f"{f'@{p}s':>6}" for p in PAUSES)
-        + f" {'wait p50':>9} {'p95':>6} {'decision p50':>13} {'p95':>6}"
+        + " ".join(f"{f'@{p}s':>6}" for p in pauses)
+        + f" {'wait p50':>9} {'p95':>6} {'held>1s':>8} {'decision p50':>13} {'p95':>6}"
         + f" {'words p50/p95':>14}"
     )
     for end in args.ends.split(","):
-        r = asyncio.run(run(voices, band, end, args.set, args.show))
+        r = asyncio.run(run(voices, band, end, args.set, args.show, pauses))
         decision = (
             f"{r['decision_p50_ms']:>11.1f}ms {r['decision_p95_ms']:>4.1f}ms"
             if r["decision_p50_ms"] is not None
@@ -219,8 +232,8 @@ def main() -> None:
         )
         print(
             f"{end:<8} {r['premature']:>4}/{r['trials']:<5} "
-            + " ".join(f"{r['by_pause'][p]:>6}" for p in PAUSES)  # type: ignore[index]
-            + f" {r['wait_p50']:>8.2f}s {r['wait_p95']:>5.2f}s {decision}"
+            + " ".join(f"{r['by_pause'][p]:>6}" for p in pauses)  # type: ignore[index]
+            + f" {r['wait_p50']:>8.2f}s {r['wait_p95']:>5.2f}s {r['held']:>8} {decision}"
             + f" {r['words_ms']:>14}"
         )
 

@@ -39,10 +39,16 @@ from voice.resample import resample
 from voice.session import VoiceSession
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
+from voice.turn import EndOfTurn, SmartTurn, smart_turn_path
 
 
 async def one_provider(
-    provider: str, turns: int, stt: WhisperSTT, tts: PiperTTS, callers: list[bytes]
+    provider: str,
+    turns: int,
+    stt: WhisperSTT,
+    tts: PiperTTS,
+    callers: list[bytes],
+    turn: EndOfTurn | None,
 ) -> dict:
     rows: dict[str, list[float]] = {"cpu_s": [], "loop_cpu_s": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -55,7 +61,7 @@ async def one_provider(
         await services.warm_up()
         for n in range(turns):
             session = services.engine.session(f"bench-{n}", services.swarm)
-            voice = VoiceSession(f"bench-{n}", SwarmResponder(session), stt=stt, tts=tts)
+            voice = VoiceSession(f"bench-{n}", SwarmResponder(session), stt=stt, tts=tts, turn=turn)
             recorder = TurnRecorder(services.db, session.client_id)
             tts.clear_cache()  # each turn pays for its own speech: the worst case
             cpu, loop_cpu = time.process_time(), time.thread_time()
@@ -82,7 +88,7 @@ async def one_provider(
     }
 
 
-async def main(turns: int, providers: list[str], lines: list[str]) -> None:
+async def main(turns: int, providers: list[str], lines: list[str], end: str) -> None:
     tts = PiperTTS(bundled_voice(), deterministic=True)
     callers = [
         resample(tts.synthesize_sync(words), tts.sample_rate, 16000) + b"\0\0" * 16000
@@ -92,16 +98,20 @@ async def main(turns: int, providers: list[str], lines: list[str]) -> None:
     stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary)
     stt.warm_up()
     tts.warm_up()
+    turn: SmartTurn | None = None
+    if end == "model":
+        turn = SmartTurn(smart_turn_path(REPO / "data"))
+        turn.warm_up()
     print(
         "callers: "
         + "; ".join(
             f"{w!r} ({len(c) / 32000 - 1:.2f} s)" for w, c in zip(lines, callers, strict=True)
         )
-        + f", each then 1 s of silence; {turns} turns per provider"
+        + f", each then 1 s of silence; {turns} turns per provider; end of turn: {end}"
     )
     print(f"{'provider':<9} {'stage':<17} {'p50':>7} {'p95':>7}")
     for provider in providers:
-        rows = await one_provider(provider, turns, stt, tts, callers)
+        rows = await one_provider(provider, turns, stt, tts, callers, turn)
         for stage, (p50, p95) in rows.items():
             if p50 is not None:
                 print(f"{provider:<9} {stage:<17} {p50:>6.2f}s {p95:>6.2f}s")
@@ -112,6 +122,12 @@ if __name__ == "__main__":
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--provider", choices=["scripted", "local", "both"], default="both")
     parser.add_argument("--say", action="append", help="the caller's words (repeatable)")
+    parser.add_argument(
+        "--end",
+        choices=["model", "silence"],
+        default="model",
+        help="end of turn: Smart Turn and the pause's words, as the gateway runs, or 500 ms",
+    )
     options = parser.parse_args()
     chosen = ["scripted", "local"] if options.provider == "both" else [options.provider]
-    asyncio.run(main(options.turns, chosen, options.say or [UTTERANCE]))
+    asyncio.run(main(options.turns, chosen, options.say or [UTTERANCE], options.end))
