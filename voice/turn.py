@@ -172,19 +172,17 @@ def when_over(verdict: TurnVerdict | None, text: str) -> TurnEnd:
 
     A turn is held when the words stop where no sentence ends, or the model hears the
     caller mid-sentence. It ends now when the model hears it over and Whisper wrote a
-    finished sentence (a full stop, a question mark): the reply starts after about a
-    quarter of a second of silence instead of half a second.
+    finished sentence (a full stop, a question or exclamation mark): when judged, after
+    `VadConfig.done_ms` (400 ms) of silence at the earliest, instead of the 500 ms stop.
     Otherwise (nothing heard, a failed model, words without an end) it ends at the
     usual stop: nothing heard would be answered, and holding would only delay the next
     turn. A failed model leaves the words to decide.
 
-    Ending at the first 200 ms of a pause was tried first and dropped (27 premature
-    replies in 160 paused sentences against 18): "it's for my husband, he's got a..."
-    was heard "It's for my husband." and the model gave 0.91. Since then the words
-    Whisper adds are dropped (`spoken`), and the pause is read at 150 ms, where Whisper
-    invents fewer endings than at 200. Measured again (benchmarks/end_of_turn.py, 9
-    voices, docs/voice.md): 18 premature replies in 540 paused sentences against 26 for
-    waiting for the stop, but 4 against 1 in 405 with pauses of 0.3 to 0.5 s."""
+    Ending sooner was measured and dropped. At the first 200 ms of a pause: 27
+    premature replies in 160 paused sentences against 18 ("it's for my husband, he's
+    got a..." was heard "It's for my husband." and the model gave 0.91). After 250 ms:
+    111 in 450 paused sentences written after it (benchmarks/end_of_turn.py --set
+    fresh), against 78 at the stop, all the difference in pauses of 0.3 to 0.6 s."""
     words = text.strip()
     if words and dangling(words):
         return TurnEnd.HOLD

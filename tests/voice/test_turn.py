@@ -28,6 +28,7 @@ from voice.turn import (
     spoken,
     when_over,
 )
+from voice.vad import VadConfig
 
 from .speech import espeak, frames, piper, silence, trim
 from .waiting import next_of
@@ -69,6 +70,9 @@ def over(p: float) -> TurnVerdict:
         # Both hear a finished sentence: answered without waiting for the usual stop.
         (over(0.9), "Do you have any ibuprofen?", TurnEnd.NOW),
         (over(0.6), "Two packs please.", TurnEnd.NOW),
+        (over(0.6), "That's all, thanks!", TurnEnd.NOW),
+        # A full stop after a word no sentence ends on: the words hold it all the same.
+        (over(0.99), "I'd like to order some.", TurnEnd.HOLD),
         (over(0.1), "Do you have any ibuprofen?", TurnEnd.HOLD),
         # Words Whisper did not end as a sentence wait for the usual stop.
         (over(0.9), "Yes", TurnEnd.AT_STOP),
@@ -243,7 +247,16 @@ async def test_a_finished_sentence_is_answered_before_the_usual_stop(stt) -> Non
     said = trim(espeak("Can I speak to the pharmacist?"))
     audio = silence(0.4) + said + silence(2.0)
     spoken_until = (len(silence(0.4)) + len(said)) / 32000
-    voice = VoiceSession("c", Quiet(), stt=stt, tts=None, turn=FixedTurn(), realtime=False)  # type: ignore[arg-type]
+    judged_end = VadConfig(done_ms=250)
+    voice = VoiceSession(
+        "c",
+        Quiet(),
+        stt=stt,
+        tts=None,  # type: ignore[arg-type]
+        turn=FixedTurn(),
+        realtime=False,
+        vad=judged_end,
+    )
     ends, _ = await ended_at(voice, audio)
     assert len(ends) == 1
     assert 0.2 < ends[0] - spoken_until < 0.4  # the 250 ms of a judged end, not 500 ms
@@ -330,7 +343,7 @@ def drained(voice: VoiceSession) -> list:
 
 
 @pytest.mark.parametrize(
-    ("complete", "ends_by", "end"), [(True, 0.25, TurnEnd.NOW), (False, 1.6, TurnEnd.HOLD)]
+    ("complete", "ends_by", "end"), [(True, 0.4, TurnEnd.NOW), (False, 1.6, TurnEnd.HOLD)]
 )
 async def test_live_callers_are_judged_while_their_audio_goes_on_arriving(
     stt, complete, ends_by, end
@@ -343,6 +356,8 @@ async def test_live_callers_are_judged_while_their_audio_goes_on_arriving(
         tts=None,  # type: ignore[arg-type]
         turn=FixedTurn(lambda _pcm: complete),
         realtime=True,
+        # A judged end well past the 0.2 s fed before judging, so that it is seen waiting.
+        vad=VadConfig(done_ms=400),
     )
     await fed(voice, silence(0.4) + trim(piper("Do you have any ibuprofen?")) + silence(0.2))
     events: list = []
@@ -355,3 +370,31 @@ async def test_live_callers_are_judged_while_their_audio_goes_on_arriving(
     await fed(voice, silence(0.1))
     assert any(isinstance(e, SpeechEndedEvent) for e in drained(voice))
     await voice.close()
+
+
+async def test_a_turn_judged_over_after_its_silence_is_long_enough_ends_when_judged(stt) -> None:
+    """Live, the judgement comes about 0.3 s into the pause: past `done_ms`, the turn ends
+    the moment it is judged, not at the 500 ms stop."""
+    voice = VoiceSession(
+        "c",
+        Quiet(),
+        stt=stt,
+        tts=None,  # type: ignore[arg-type]
+        turn=FixedTurn(),
+        realtime=True,
+        vad=VadConfig(done_ms=200),
+    )
+    await fed(voice, silence(0.4) + trim(piper("Do you have any ibuprofen?")) + silence(0.3))
+    events: list = []
+    judged = await next_of(voice, TurnJudgedEvent, events)
+    assert judged.end is TurnEnd.NOW
+    ended = await next_of(voice, SpeechEndedEvent, events)
+    assert ended.time >= judged.time
+    await voice.close()
+
+
+def test_a_judged_end_may_not_wait_longer_than_the_stop() -> None:
+    with pytest.raises(ValueError, match="done_ms"):
+        VadConfig(done_ms=600)
+    with pytest.raises(ValueError, match="done_ms"):
+        VadConfig(done_ms=0)
