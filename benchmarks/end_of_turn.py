@@ -18,7 +18,7 @@ per decision is timed on the wall clock, and so is placing the pause's words in 
 audio (`words`), which a pause judged over pays for.
 
     .venv/bin/python benchmarks/end_of_turn.py [--voices tuned|new|all] [--band wide|phone]
-        [--set daily|heldout|all] [--ends silence,audio,model] [--show] [--pauses 0.3,0.6,...]
+        [--set daily|heldout|fresh|all] [--ends silence,audio,model] [--show] [--pauses 0.3,0.6,...]
 """
 
 from __future__ import annotations
@@ -77,6 +77,30 @@ HELDOUT_COMPLETE = (
     "How much is the sun cream?",
     "Okay, go ahead and place the order.",
     "I'll collect it this afternoon.",
+)
+# Written on 2026-12-05 by a helper who saw none of the lists above, after the change
+# that ends a turn judged over before the stop; run once before and once after it.
+FRESH_PAUSED = (
+    ("I'm calling about a refill for", "my husband's inhaler."),
+    ("Can I get a", "repeat of my blood pressure tablets?"),
+    ("I wanted to check", "if my repeat prescription has come through yet."),
+    ("Do you have the ibuprofen", "in the smaller tablets, the two hundred ones?"),
+    ("It's for Margaret Hughes", "on Elm Road, she usually comes in on Fridays."),
+    ("I need the loratadine and", "something for my son's cough as well."),
+    ("He takes about three", "of the paracetamol a day, is that too much?"),
+    ("She gets these little", "white tablets for her thyroid, I forget the name."),
+    ("Can I speak to the pharmacist", "about mixing these with my blood thinners?"),
+    ("My doctor said I should stop", "taking the omeprazole before my test next week."),
+)
+FRESH_COMPLETE = (
+    "Yes please, that would be great.",
+    "Is my prescription ready to collect?",
+    "What time do you close on Saturday?",
+    "Okay, thank you so much, bye now.",
+    "Sorry dear, could you say that again a bit louder?",
+    "Can I take ibuprofen with my blood pressure tablets?",
+    "I'm not really sure, is that the one for allergies?",
+    "Just need to know if it's in, that's all.",
 )
 PAUSES = (0.3, 0.6, 0.9, 1.2)
 FRAME = 640
@@ -138,10 +162,18 @@ async def run(
     loop.when_over = (  # type: ignore[attr-defined]
         audio_only if end == "audio" else when_over
     )
-    halves = {"daily": PAUSED, "heldout": HELDOUT_PAUSED, "all": PAUSED + HELDOUT_PAUSED}[which]
-    complete = {"daily": COMPLETE, "heldout": HELDOUT_COMPLETE, "all": COMPLETE + HELDOUT_COMPLETE}[
-        which
-    ]
+    halves = {
+        "daily": PAUSED,
+        "heldout": HELDOUT_PAUSED,
+        "fresh": FRESH_PAUSED,
+        "all": PAUSED + HELDOUT_PAUSED,
+    }[which]
+    complete = {
+        "daily": COMPLETE,
+        "heldout": HELDOUT_COMPLETE,
+        "fresh": FRESH_COMPLETE,
+        "all": COMPLETE + HELDOUT_COMPLETE,
+    }[which]
     lead = b"\0\0" * 8000
     premature = trials = 0
     by_pause: dict[float, int] = dict.fromkeys(pauses, 0)
@@ -206,7 +238,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--voices", default="all", choices=tuple(VOICE_SETS))
     parser.add_argument("--band", default="wide", choices=("wide", "phone"))
-    parser.add_argument("--set", default="daily", choices=("daily", "heldout", "all"))
+    parser.add_argument("--set", default="daily", choices=("daily", "heldout", "fresh", "all"))
     parser.add_argument("--ends", default="silence,audio,model")
     parser.add_argument("--show", action="store_true", help="name each premature or held turn")
     parser.add_argument(

@@ -2,10 +2,13 @@
 
     .venv/bin/python benchmarks/voice_latency.py [--turns 20] [--provider scripted|local|both]
                                                 [--say "words" --say "other words" ...]
+                                                [--end model|silence]
 
 The caller is the 4.35 s utterance of issue 4 ("Hello, I would like to buy two
 boxes of paracetamol for my fever, please."), spoken by Piper and streamed in
-20 ms frames on the wall clock, followed by silence. Voice to voice runs from
+20 ms frames on the wall clock, followed by silence. Turns end as the gateway ends
+them: Smart Turn and the pause's words (`--end silence`: 500 ms of silence, what this
+benchmark measured until 2026-12-05). Voice to voice runs from
 the last voiced sample in to the first reply audio out. CPU is process time per
 turn (all threads).
 
@@ -39,7 +42,7 @@ from voice.resample import resample
 from voice.session import VoiceSession
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
-from voice.turn import EndOfTurn, SmartTurn, smart_turn_path
+from voice.turn import EndOfTurn, SmartTurn, installed_smart_turn
 
 
 async def one_provider(
@@ -91,7 +94,9 @@ async def one_provider(
 async def main(turns: int, providers: list[str], lines: list[str], end: str) -> None:
     tts = PiperTTS(bundled_voice(), deterministic=True)
     callers = [
-        resample(tts.synthesize_sync(words), tts.sample_rate, 16000) + b"\0\0" * 16000
+        # Silence past the end-of-turn hold (1.6 s): a line the model hears as unfinished
+        # still ends, and the VAD only moves on the audio it is given.
+        resample(tts.synthesize_sync(words), tts.sample_rate, 16000) + b"\0\0" * 32000
         for words in lines
     ]
     vocabulary = gateway_vocabulary()
@@ -100,14 +105,19 @@ async def main(turns: int, providers: list[str], lines: list[str], end: str) -> 
     tts.warm_up()
     turn: SmartTurn | None = None
     if end == "model":
-        turn = SmartTurn(smart_turn_path(REPO / "data"))
+        path = installed_smart_turn(REPO / "data")
+        if path is None:
+            raise SystemExit(
+                "no end-of-turn model: run `callswarm model install`, or --end silence"
+            )
+        turn = SmartTurn(path)
         turn.warm_up()
     print(
         "callers: "
         + "; ".join(
-            f"{w!r} ({len(c) / 32000 - 1:.2f} s)" for w, c in zip(lines, callers, strict=True)
+            f"{w!r} ({len(c) / 32000 - 2:.2f} s)" for w, c in zip(lines, callers, strict=True)
         )
-        + f", each then 1 s of silence; {turns} turns per provider; end of turn: {end}"
+        + f", each then 2 s of silence; {turns} turns per provider; end of turn: {end}"
     )
     print(f"{'provider':<9} {'stage':<17} {'p50':>7} {'p95':>7}")
     for provider in providers:
