@@ -243,20 +243,24 @@ async def test_a_turn_the_model_hears_unfinished_is_held_then_ends_at_the_hold(s
     assert 1.5 < ends[0] - spoken_until < 1.8  # the 1.6 s hold, not the 0.5 s stop
 
 
-async def test_a_finished_sentence_is_answered_before_the_usual_stop(stt) -> None:
-    said = trim(espeak("Can I speak to the pharmacist?"))
-    audio = silence(0.4) + said + silence(2.0)
-    spoken_until = (len(silence(0.4)) + len(said)) / 32000
-    judged_end = VadConfig(done_ms=250)
-    voice = VoiceSession(
+def judged_session(stt, turn: FixedTurn, *, realtime: bool, vad: VadConfig) -> VoiceSession:
+    """A session whose pauses `turn` judges, with its own end-of-turn timing."""
+    return VoiceSession(
         "c",
         Quiet(),
         stt=stt,
         tts=None,  # type: ignore[arg-type]
-        turn=FixedTurn(),
-        realtime=False,
-        vad=judged_end,
+        turn=turn,
+        realtime=realtime,
+        vad=vad,
     )
+
+
+async def test_a_finished_sentence_is_answered_before_the_usual_stop(stt) -> None:
+    said = trim(espeak("Can I speak to the pharmacist?"))
+    audio = silence(0.4) + said + silence(2.0)
+    spoken_until = (len(silence(0.4)) + len(said)) / 32000
+    voice = judged_session(stt, FixedTurn(), realtime=False, vad=VadConfig(done_ms=250))
     ends, _ = await ended_at(voice, audio)
     assert len(ends) == 1
     assert 0.2 < ends[0] - spoken_until < 0.4  # the 250 ms of a judged end, not 500 ms
@@ -349,16 +353,9 @@ async def test_live_callers_are_judged_while_their_audio_goes_on_arriving(
     stt, complete, ends_by, end
 ) -> None:
     """On a live line the judgement runs beside the audio; its verdict sets the stop."""
-    voice = VoiceSession(
-        "c",
-        Quiet(),
-        stt=stt,
-        tts=None,  # type: ignore[arg-type]
-        turn=FixedTurn(lambda _pcm: complete),
-        realtime=True,
-        # A judged end well past the 0.2 s fed before judging, so that it is seen waiting.
-        vad=VadConfig(done_ms=400),
-    )
+    # A judged end well past the 0.2 s fed before judging, so that it is seen waiting.
+    turn = FixedTurn(lambda _pcm: complete)
+    voice = judged_session(stt, turn, realtime=True, vad=VadConfig(done_ms=400))
     await fed(voice, silence(0.4) + trim(piper("Do you have any ibuprofen?")) + silence(0.2))
     events: list = []
     judged = await next_of(voice, TurnJudgedEvent, events)
@@ -375,15 +372,7 @@ async def test_live_callers_are_judged_while_their_audio_goes_on_arriving(
 async def test_a_turn_judged_over_after_its_silence_is_long_enough_ends_when_judged(stt) -> None:
     """Live, the judgement comes about 0.3 s into the pause: past `done_ms`, the turn ends
     the moment it is judged, not at the 500 ms stop."""
-    voice = VoiceSession(
-        "c",
-        Quiet(),
-        stt=stt,
-        tts=None,  # type: ignore[arg-type]
-        turn=FixedTurn(),
-        realtime=True,
-        vad=VadConfig(done_ms=200),
-    )
+    voice = judged_session(stt, FixedTurn(), realtime=True, vad=VadConfig(done_ms=200))
     await fed(voice, silence(0.4) + trim(piper("Do you have any ibuprofen?")) + silence(0.3))
     events: list = []
     judged = await next_of(voice, TurnJudgedEvent, events)
