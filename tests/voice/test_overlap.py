@@ -19,8 +19,10 @@ from voice.events import (
     ReplyResumedEvent,
 )
 from voice.frames import AudioFrame
-from voice.overlap import aside, primed_backchannel, worth_rereading
+from voice.overlap import aside, primed_backchannel, read_aside, worth_rereading
 from voice.session import VoiceSession
+from voice.speech import Transcript
+from voice.voiced import silero_voiced
 
 from .speech import espeak, frames, piper, silence, trim
 from .test_barge_in import FIRST, SECOND, SlowResponder
@@ -74,10 +76,93 @@ def test_words_whisper_made_of_what_it_took_for_no_speech_are_noise() -> None:
     assert aside("I can't do it.", REPLY, no_speech=0.86, confidence=0.11) == "noise"
     assert aside("No, no, no", REPLY, no_speech=0.91, confidence=0.19) is None
     assert aside("I can't do it.", REPLY, no_speech=0.3, confidence=0.11) is None
-    # However unsure, a stop or a sentence is never noise.
-    assert aside("Stop.", REPLY, no_speech=0.86, confidence=0.11) is None
+    # A sentence is never noise on Whisper's word alone, however unsure it is.
     assert aside("Wait, I am allergic to that", REPLY, no_speech=0.85, confidence=0.14) is None
-    assert aside("How much?", REPLY, no_speech=0.86, confidence=0.11) is None
+
+
+def test_a_stop_made_of_no_speech_needs_whisper_surer() -> None:
+    # Coughs Whisper read as questions (measured: no speech 0.89 to 0.95).
+    assert aside("What?", REPLY, no_speech=0.89, confidence=0.04) == "noise"
+    assert aside("What's up?", REPLY, no_speech=0.95, confidence=0.10) == "noise"
+    # A stop it leans less surely towards no speech for stays a stop.
+    assert aside("Stop.", REPLY, no_speech=0.82, confidence=0.11) is None
+    assert aside("How much?", REPLY, no_speech=0.84, confidence=0.11) is None
+    # A call for help is never noise.
+    assert aside("Help!", REPLY, no_speech=0.95, confidence=0.04, voiced=0.01) is None
+
+
+@pytest.mark.parametrize(
+    ("heard", "no_speech", "voiced", "why"),
+    [
+        # Whisper fairly sure of its words, but both models hear no speech: a cough.
+        ("I don't know.", 0.86, 0.05, "noise"),
+        ("I'm going to go to the end", 0.90, 0.10, "noise"),
+        # Silero hears speech in it: Whisper's lean alone does not decide.
+        ("I don't know.", 0.86, 0.93, None),
+        # Silero misses a short word through a noisy phone line; Whisper hears speech.
+        ("Sorry. Sorry.", 0.37, 0.12, None),
+        ("Hello, hello", 0.65, 0.48, None),
+    ],
+)
+def test_no_speech_by_both_models_is_noise_whatever_the_words(
+    heard, no_speech, voiced, why
+) -> None:
+    assert aside(heard, REPLY, no_speech=no_speech, confidence=0.16, voiced=voiced) == why
+
+
+class _Reads:
+    """An `AsideReader` that hears every clip as `text`, leaning towards no speech."""
+
+    def __init__(self, text: str, no_speech: float) -> None:
+        self.text, self.no_speech = text, no_speech
+
+    async def transcribe(self, pcm16: bytes, sample_rate: int = 16000, **_: object) -> Transcript:
+        return Transcript(
+            text=self.text,
+            confidence=0.16,
+            audio_s=len(pcm16) / 32000,
+            decode_s=0.0,
+            no_speech=self.no_speech,
+        )
+
+    async def score(self, pcm16: bytes, texts) -> list[float]:  # noqa: ANN001
+        return [0.0 for _ in texts]
+
+
+def burst(seconds: float = 0.3, seed: int = 0) -> bytes:
+    """A cough as a noisy burst that falls away: no voice in it."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(16000 * seconds)) / 16000
+    envelope = np.exp(-t / (seconds / 3)) * np.minimum(1, t / 0.01)
+    return (5400 * rng.normal(0, 1, t.size) * envelope).clip(-32768, 32767).astype("<i2").tobytes()
+
+
+async def test_silero_tells_a_cough_read_as_words_from_the_same_words_said() -> None:
+    """The same reading, "I don't know." at no speech 0.86: noise over a cough, where
+    Silero hears no speech, and a barge-in over a caller saying it."""
+    stt = _Reads("I don't know.", no_speech=0.86)
+    over_cough = await read_aside(stt, burst(), REPLY, b"")
+    said = await read_aside(stt, trim(espeak("I don't know.", "en-us")), REPLY, b"")
+    assert over_cough is not None and over_cough.reason == "noise"
+    assert said is not None and said.reason is None
+    assert silero_voiced(burst()) < 0.5 < silero_voiced(trim(espeak("Wait.", "en-us")))
+    assert silero_voiced(b"") == 0.0
+
+
+async def test_without_silero_the_words_alone_decide(caplog) -> None:
+    def broken(pcm16: bytes) -> float:
+        raise RuntimeError("no model")
+
+    caplog.set_level(logging.WARNING, logger="voice.overlap")
+    reading = await read_aside(_Reads("I don't know.", 0.86), burst(), REPLY, b"", gauge=broken)
+    assert reading is not None and reading.reason is None
+    assert any(r.getMessage().startswith("aside_ungauged") for r in caplog.records)
+    # Whisper leaning towards speech: Silero is not asked at all.
+    asked: list[bytes] = []
+    reading = await read_aside(
+        _Reads("Wait.", 0.2), burst(), REPLY, b"", gauge=lambda pcm: asked.append(pcm) or 0.0
+    )
+    assert reading is not None and reading.reason is None and asked == []
 
 
 @pytest.mark.parametrize(
