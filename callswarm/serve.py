@@ -26,6 +26,7 @@ from telephony import SipConfig, SipEndpoint
 from voice.stt import WhisperSTT, bundled_whisper, bundled_whisper_base
 from voice.tts import PiperTTS, bundled_voice
 from voice.turn import EndOfTurn, SmartTurn, installed_smart_turn
+from voice.voiced import load_silero
 from web import Gateway, create_app
 from web.auth import OperatorAuth
 from web.callers import CallerKeys
@@ -59,6 +60,9 @@ def voice_loader(services: Services) -> VoiceLoader:
             vocabulary = services.agency.vocabulary(services.db)
             stt = WhisperSTT(whisper_path(settings), vocabulary=vocabulary)
             stt.warm_up()
+            # The second opinion on what is said over a reply ships in Whisper's wheel:
+            # loaded here, no caller's first cough waits for it.
+            load_silero()
             return stt
 
         tts = step("piper", piper)

@@ -12,14 +12,15 @@ was just said (`BACKCHANNEL_PRIMER`); if that reading is a backchannel, and Whis
 scores it nearly as well as the first (`REREAD_MARGIN`), it is one.
 
 A cough, a sneeze or a door gets words from Whisper too ("What?", "I don't know."). It
-is noise when Whisper itself takes the audio for no speech and doubts its words, or
-when Silero (`voice.voiced`) hears no speech in it either: the words are then what
-Whisper invented, whatever they say.
+is noise when Whisper itself takes the audio for no speech and doubts its few words,
+or when Silero (`voice.voiced`) hears no speech in it either and Whisper leans towards
+none. A stop or a question needs Whisper surer, a sentence is never noise, and a call
+for help is always heard, whatever the two models think (`must_hear`).
 
 An echo is recognised twice over: by its words, when Whisper hears the reply's
 own words, and by its sound, when the loudness of what was heard rises and falls
-as the reply's did a moment before (`echo_likeness`): a short fragment of echo is
-often heard as no word of the reply at all ("three options" as "Reoxy").
+as the reply's did a moment before (`voice.echo.echo_likeness`): a short fragment of
+echo is often heard as no word of the reply at all ("three options" as "Reoxy").
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-import numpy as np
 from rapidfuzz import fuzz
 
+from voice.echo import ECHO_LIKENESS, echo_likeness
 from voice.speech import Transcript
 from voice.voiced import SpeechGauge, silero_voiced
 
@@ -90,21 +91,29 @@ _MOST_WORDS = 4
 _NO_SPEECH = 0.8
 _UNSURE_LOGPROB = -1.9
 # A stop or a question read out of what Whisper takes for no speech needs it surer. A
-# cough is read "What?", "What's up?" or "What is it?" at no speech 0.89 to 0.95; of
-# 1,269 short stops and barge-ins in nine voices, wide, phone band and phone band in
-# 10 dB of noise, none that Whisper doubted scored above 0.79 ("Wait." heard "way.").
+# cough is read "What?", "What's up?" or "What is it?" at no speech 0.89 to 0.95; real
+# stops it doubted stayed under 0.8 ("Wait." heard "way.", 0.79, at 10 dB).
 _NO_SPEECH_FOR_A_STOP = 0.85
 # When Silero too hears no speech in any window (below its own threshold), Whisper need
-# only lean towards none, whatever it wrote. Of 3,294 stops and barge-ins (nine voices,
-# wide and phone band, clean and at 10 and 5 dB) Silero missed 14, all in the phone band,
-# and Whisper scored those 0.65 at most ("Whoa, whoa, whoa." heard "Hello, hello" at 5 dB);
-# of 310 coughs and other sounds Silero passed 240, and Whisper scored 218 of them 0.7 or
-# more.
+# only lean towards none. Of 3,294 stops and barge-ins (nine voices, wide and phone
+# band, clean and at 10 and 5 dB; `benchmarks/aside_scores.py`) Silero missed 17, all
+# in the phone band in noise, and Whisper scored those 0.65 at most ("Whoa, whoa,
+# whoa." heard "Hello, hello" at 5 dB). A stop or question still needs
+# `_NO_SPEECH_FOR_A_STOP`, and a sentence is never noise: the two models' margin is
+# read off synthetic voices only.
 _SILERO_SPEECH = 0.5
 _NO_SPEECH_WITH_SILERO = 0.7
-# However sure Whisper is that it heard no speech, these are never taken for noise: a
-# caller calling for help over a reply loses nothing to a cough read as one.
-_NEVER_NOISE = frozenset("help emergency ambulance 911 999 112".split())
+# How long the second opinion may take before the words alone decide: the reply is
+# held meanwhile. It takes 1 to 3 ms a clip.
+GAUGE_TIMEOUT_S = 0.25
+# Words a caller's call for help holds: whatever Whisper and Silero think of the audio,
+# and however much it sounds like a backchannel, such a reading cuts the reply and is
+# heard as a turn. Not the reply's own echo: a reply that says "call 999" must not be
+# cut by itself. Digits are joined, so "9-1-1" is 911.
+_MUST_HEAR = frozenset(
+    """help emergency ambulance overdose overdosed breathe breathing unconscious collapsed
+    collapse 911 999 112 988""".split()
+)
 # A reading this short may be a hum Whisper heard as words, and is read again.
 REREAD_WORDS = 3
 BACKCHANNEL_PRIMER = "Mm-hmm. Uh-huh. Hmm. Mm. Yeah. Okay. Right."
@@ -141,22 +150,51 @@ def _backchannel(words: list[str]) -> bool:
     )
 
 
+def _said(words: list[str]) -> set[str]:
+    """The different words of a reading, with a number said digit by digit joined."""
+    said: set[str] = set(words)
+    run = ""
+    for w in [*words, ""]:
+        if w.isdigit():
+            run += w
+        elif run:
+            said.add(run)
+            run = ""
+    return said
+
+
+def must_hear(heard: str, reply: str = "") -> bool:
+    """A call for help that is not the reply's own words heard back."""
+    return bool(_said(words_of(heard)) & _MUST_HEAR - _said(words_of(reply)))
+
+
+def _stop(heard: str, distinct: set[str]) -> bool:
+    return bool(distinct & _STOPS) or "?" in heard
+
+
 def _made_of_noise(heard: str, no_speech: float, confidence: float, voiced: float) -> bool:
-    """The audio holds no speech, and Whisper's words are what it invented for a cough,
-    a breath or a door ("I can't do it.", "What?", "I don't know."): Silero and Whisper
-    both hear no speech in it, or Whisper is sure of that and doubts the few words it
-    made anyway. A stop among invented words only asks for more certainty."""
+    """The audio holds no speech, and Whisper's few words are what it invented for a
+    cough, a breath or a door ("I can't do it.", "What?", "I don't know."): Whisper is
+    sure of that and doubts its words, or Silero hears no speech either and Whisper
+    leans towards none. A stop among invented words only asks for more certainty."""
     distinct = set(words_of(heard))
-    if distinct & _NEVER_NOISE:
-        return False
-    if voiced < _SILERO_SPEECH and no_speech >= _NO_SPEECH_WITH_SILERO:
-        return True
     if not 0 < len(distinct) <= _MOST_WORDS:
         return False
+    stop = _stop(heard, distinct)
+    if voiced < _SILERO_SPEECH and no_speech >= (
+        _NO_SPEECH_FOR_A_STOP if stop else _NO_SPEECH_WITH_SILERO
+    ):
+        return True
     if math.log(max(confidence, 1e-12)) >= _UNSURE_LOGPROB:
         return False
-    stop = bool(distinct & _STOPS) or "?" in heard
     return no_speech >= (_NO_SPEECH_FOR_A_STOP if stop else _NO_SPEECH)
+
+
+def _worth_gauging(heard: str, no_speech: float) -> bool:
+    """Could Silero's opinion make this reading noise?"""
+    distinct = set(words_of(heard))
+    floor = _NO_SPEECH_FOR_A_STOP if _stop(heard, distinct) else _NO_SPEECH_WITH_SILERO
+    return 0 < len(distinct) <= _MOST_WORDS and no_speech >= floor and not must_hear(heard)
 
 
 def aside(
@@ -171,6 +209,8 @@ def aside(
     "echo"), or None when it is a barge-in. `no_speech` and `confidence` are Whisper's,
     for the reading `heard`; `voiced` is Silero's highest speech probability in it."""
     words = words_of(heard)
+    if must_hear(heard, reply):
+        return None
     if not words:
         return "noise"
     if _made_of_noise(heard, no_speech, confidence, voiced):
@@ -195,7 +235,7 @@ def worth_rereading(heard: str) -> bool:
     """Short enough to be a hum that Whisper heard as words, and not a stop: a stop
     read as a backchannel would let the reply talk over the caller."""
     distinct = set(words_of(heard))
-    return 0 < len(distinct) <= REREAD_WORDS and not distinct & _STOPS and "?" not in heard
+    return 0 < len(distinct) <= REREAD_WORDS and not _stop(heard, distinct) and not must_hear(heard)
 
 
 def primed_backchannel(reading: str) -> str | None:
@@ -263,9 +303,9 @@ async def read_aside(
         return AsideReading(heard="", reason=None)
     heard = transcript.text
     voiced = 1.0
-    if transcript.no_speech >= _NO_SPEECH_WITH_SILERO:
+    if _worth_gauging(heard, transcript.no_speech):
         try:
-            voiced = await asyncio.to_thread(gauge, audio)
+            voiced = await asyncio.wait_for(asyncio.to_thread(gauge, audio), GAUGE_TIMEOUT_S)
         except Exception as error:  # without the second opinion, the words alone decide
             log.warning("aside_ungauged session_id=%s error=%r", session_id, error)
         if not still_held():
@@ -277,7 +317,11 @@ async def read_aside(
         confidence=transcript.confidence,
         voiced=voiced,
     )
-    if reason is None and echo_likeness(audio, played) >= ECHO_LIKENESS:
+    if (
+        reason is None
+        and not must_hear(heard, reply)
+        and echo_likeness(audio, played) >= ECHO_LIKENESS
+    ):
         reason = "echo"
     if reason is not None or not worth_rereading(heard):
         return AsideReading(heard=heard, reason=reason)
@@ -304,64 +348,3 @@ async def read_aside(
     return AsideReading(
         heard=heard, reason="backchannel" if backchannel_heard else None, reread=primed.text
     )
-
-
-HOP_S = 0.01
-# How far behind the reply its echo may come back: the transport's lead, the network
-# and the caller's loudspeaker.
-MAX_DELAY_S = 0.8
-# Echo follows the reply band by band (measured: 0.83 to 0.98 through gain, delay and
-# the phone band); a caller's own words only by chance (0.19 to 0.62 on espeak voices, 0.78
-# for "okay" in the reply's own Piper voice).
-ECHO_LIKENESS = 0.8
-_MIN_LOUD_HOPS = 15
-
-
-# Bands below the telephone line's 4 kHz, so that an echo through a phone still matches.
-_BANDS_HZ = ((100, 500), (500, 1000), (1000, 2000), (2000, 3800))
-
-
-def _envelope(pcm: bytes, rate: int) -> np.ndarray:
-    """Log energy per 10 ms hop in each band: (hops, bands)."""
-    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
-    hop = int(rate * HOP_S)
-    size = 2 * hop
-    if samples.size < size:
-        return np.zeros((0, len(_BANDS_HZ)))
-    frames = np.lib.stride_tricks.sliding_window_view(samples, size)[::hop] * np.hanning(size)
-    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
-    freqs = np.fft.rfftfreq(size, 1 / rate)
-    bands = [power[:, (freqs >= lo) & (freqs < hi)].sum(axis=1) for lo, hi in _BANDS_HZ]
-    return np.log10(np.stack(bands, axis=1) + 1.0)
-
-
-def echo_likeness(heard: bytes, played: bytes, rate: int = 16000) -> float:
-    """How closely the sound of `heard`, band by band, follows some stretch of `played`
-    (the reply audio that went out, ending now), 0 to 1. Only the loud part of `heard`
-    counts. A caller's own syllables follow the reply's loudness by chance (0.5 to 0.7
-    measured on one band); across four bands, much less."""
-    # Only the end of the reply can have come back: its envelope alone is computed, from
-    # a whole number of hops in, so its frames fall where they would over all of it.
-    hop = int(rate * HOP_S)
-    reach = 2 * (len(heard) // 2 + int(MAX_DELAY_S * rate) + 4 * hop)
-    start = max(0, len(played) - reach) // (2 * hop) * (2 * hop)
-    h, p = _envelope(heard, rate), _envelope(played[start:], rate)
-    if not h.size or not p.size:
-        return 0.0
-    total = h.sum(axis=1)
-    loud = np.flatnonzero(total > total.max() - 3.0 * len(_BANDS_HZ))
-    if loud.size < _MIN_LOUD_HOPS:
-        return 0.0
-    h = h[loud[0] : loud[-1] + 1]
-    # Where in the reply the echo may come from: up to MAX_DELAY_S before the hold.
-    window = p[-(len(h) + int(MAX_DELAY_S / HOP_S)) :]
-    if len(window) < len(h):
-        return 0.0
-    h = (h - h.mean(axis=0)).ravel()
-    views = np.lib.stride_tricks.sliding_window_view(window, h.size // len(_BANDS_HZ), axis=0)
-    views = views.transpose(0, 2, 1)  # (offsets, hops, bands)
-    centred = (views - views.mean(axis=1, keepdims=True)).reshape(len(views), -1)
-    spread = np.linalg.norm(centred, axis=1) * np.linalg.norm(h)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        r = (centred @ h) / spread
-    return float(np.nanmax(r)) if np.isfinite(r).any() else 0.0

@@ -11,31 +11,41 @@ webrtcvad and Whisper hear ("Sorry?" at 5 dB), so it never decides alone.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-# Silero's window at 16 kHz.
+# Silero's window at 16 kHz: the model takes no other size.
 WINDOW = 512
 
-# The highest speech probability Silero gives any window of a clip of 16 kHz 16-bit PCM.
+# A gauge gives the highest speech probability of any window of a clip (16 kHz PCM16);
+# a port, so tests and other recognisers can give their own.
 SpeechGauge = Callable[[bytes], float]
+
+_model: Any = None
+# Two sessions' first asides at once must not each build an onnxruntime session.
+_loading = threading.Lock()
+
+
+def load_silero() -> Any:
+    """The model, loaded once per process. The gateway loads it with Whisper at start,
+    so no caller's first aside waits for it."""
+    global _model
+    with _loading:
+        if _model is None:
+            from faster_whisper.vad import get_vad_model  # heavy: only where Whisper is
+
+            _model = get_vad_model()
+        return _model
 
 
 def silero_voiced(pcm16: bytes) -> float:
-    """The highest speech probability of any 32 ms window of `pcm16` (16 kHz), by the
-    Silero model faster-whisper ships. The model is loaded once; each call starts from
-    a fresh state, so calls from several sessions do not mix."""
-    from faster_whisper.vad import get_vad_model  # heavy: only where Whisper is loaded
-
+    """The highest speech probability of any 32 ms window of `pcm16` (16 kHz). Each call
+    starts from a fresh state, so calls from several sessions do not mix."""
     samples = np.frombuffer(pcm16[: len(pcm16) // 2 * 2], "<i2").astype(np.float32) / 32768
     if samples.size == 0:
         return 0.0
     padded = np.pad(samples, (0, -samples.size % WINDOW))
-    return float(np.max(get_vad_model()(padded)))
-
-
-def always_voiced(pcm16: bytes) -> float:
-    """A gauge that takes everything for speech: the rule without a second opinion, for
-    fakes and for tests of the words alone."""
-    return 1.0
+    return float(np.max(load_silero()(padded)))
