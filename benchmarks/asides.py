@@ -95,6 +95,7 @@ SETS = {
         "backchannel": _sounds.BACKCHANNELS,
         "stop": _sounds.STOPS,
         "cough": (),
+        "sounds": _sounds.SOUNDS,
     },
 }  # fmt: skip
 # Asides must not stop the reply; the rest must.
@@ -140,8 +141,7 @@ async def run(set_name: str, voices: tuple[str, ...], conditions: list[str], sho
         for kind in ("backchannel", "cough", "stop", "barge-in"):
             if kind == "cough":
                 items = [(f"seed {s}", cough(0.15 + 0.3 * (s % 7) / 6, s)) for s in lists["cough"]]
-                if set_name == "fresh3":
-                    items = [(label, make()) for label, make in _sounds.SOUNDS]
+                items += [(label, make()) for label, make in lists.get("sounds", ())]
             else:
                 said = BARGE_INS if kind == "barge-in" else lists[kind]
                 items = [(f"{v}: {t}", speak(t, v)) for v in voices for t in said]
