@@ -17,6 +17,7 @@ from voice.resample import resample
 from voice.session import VoiceSession
 from voice.stt import WhisperSTT
 from voice.tts import PiperTTS, bundled_voice
+from voice.voiced import load_silero
 from voice.wavio import read_wav, write_wav
 
 
@@ -45,6 +46,7 @@ async def talk(settings: Settings, wav: Path, out: Path) -> list[tuple[str, str]
     """Run one caller file through the whole loop; write what the gateway said back."""
     services = build_services(settings)
     stt, tts = speech_to_text(settings), PiperTTS(bundled_voice())
+    load_silero()  # as `serve` does: an aside's second opinion must not wait for its load
     await services.warm_up()
     session = services.engine.session(f"talk-{wav.stem}", services.swarm)
     recorder = TurnRecorder(
