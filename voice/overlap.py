@@ -190,11 +190,14 @@ def _made_of_noise(heard: str, no_speech: float, confidence: float, voiced: floa
     return no_speech >= (_NO_SPEECH_FOR_A_STOP if stop else _NO_SPEECH)
 
 
-def _worth_gauging(heard: str, no_speech: float) -> bool:
-    """Could Silero's opinion make this reading noise?"""
-    distinct = set(words_of(heard))
-    floor = _NO_SPEECH_FOR_A_STOP if _stop(heard, distinct) else _NO_SPEECH_WITH_SILERO
-    return 0 < len(distinct) <= _MOST_WORDS and no_speech >= floor and not must_hear(heard)
+def _worth_gauging(heard: str, no_speech: float, confidence: float) -> bool:
+    """Silero's opinion decides this reading: noise if Silero hears no speech, not noise
+    if it does."""
+    return (
+        not must_hear(heard)
+        and _made_of_noise(heard, no_speech, confidence, voiced=0.0)
+        and not _made_of_noise(heard, no_speech, confidence, voiced=1.0)
+    )
 
 
 def aside(
@@ -303,7 +306,7 @@ async def read_aside(
         return AsideReading(heard="", reason=None)
     heard = transcript.text
     voiced = 1.0
-    if _worth_gauging(heard, transcript.no_speech):
+    if _worth_gauging(heard, transcript.no_speech, transcript.confidence):
         try:
             voiced = await asyncio.wait_for(asyncio.to_thread(gauge, audio), GAUGE_TIMEOUT_S)
         except Exception as error:  # without the second opinion, the words alone decide
