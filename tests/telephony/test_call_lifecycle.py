@@ -34,6 +34,11 @@ def voiced_packets(stream: Stream) -> int:
     return int(stream.voiced_frames().sum())
 
 
+# Half a second of voice: any spoken reply is longer, even "Sorry, did you say
+# Ibuprofen?", which is what a loaded machine's Whisper can make of "ibuprofen".
+REPLY_STARTED = 25
+
+
 async def replied(phone: Phone, capture: Capture, client_id: str, voiced: int) -> None:
     """Wait until the newest stream on the phone has more than `voiced` packets of voice.
     A timeout says what the gateway heard and said, and what reached the phone."""
@@ -82,7 +87,7 @@ async def test_the_caller_hanging_up_mid_reply_cleans_up_and_keeps_what_was_said
     before = voiced_packets(capture.latest())
     await call.speak(ulaw(tts, "Do you have any ibuprofen?"))
     # The reply starts on the line: hang up in the middle of it.
-    await replied(phone, capture, "+15550130", before + 25)
+    await replied(phone, capture, "+15550130", before + REPLY_STARTED)
     bye = await asyncio.wait_for(call.bye(), 5)
     assert bye.startswith("SIP/2.0 200 OK")
 
@@ -176,7 +181,7 @@ async def test_malformed_sip_sdp_and_rtp_leave_the_call_in_progress_alone(
     # The call carries on as if nothing happened.
     await call.speak(ulaw(tts, "Do you have any ibuprofen?"))
     before = voiced_packets(capture.latest())
-    await replied(phone, capture, "+15550150", before + 100)
+    await replied(phone, capture, "+15550150", before + REPLY_STARTED)
     await asyncio.wait_for(call.bye(), 5)
     [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     assert summary.bad_packets == 5
@@ -199,7 +204,7 @@ async def test_a_database_hiccup_when_answering_does_not_drop_the_call(
         assert (await asyncio.wait_for(call.invite(), 10)).startswith("SIP/2.0 200 OK")
         await call.speak(ulaw(tts, "Do you have any ibuprofen?"))
         # No greeting, but the caller is answered.
-        await replied(phone, capture, "+15550190", 100)
+        await replied(phone, capture, "+15550190", REPLY_STARTED)
         await asyncio.wait_for(call.bye(), 5)
         [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     finally:
@@ -255,7 +260,7 @@ async def test_an_odd_offer_from_another_address_is_answered_where_the_media_com
             capture.send(b"\x00\x01\x00\x00\x21\x12\xa4\x42" + b"\x07" * 12, call.remote_rtp)
         await asyncio.sleep(0.03)  # a phone's pace, not a wait on the gateway
     # The reply comes back to where the caller's packets came from.
-    await replied(phone, capture, "+15550160", 100)
+    await replied(phone, capture, "+15550160", REPLY_STARTED)
     await asyncio.wait_for(call.bye(), 5)
     [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     assert summary.bad_packets == 0
