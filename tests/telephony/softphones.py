@@ -188,17 +188,35 @@ class Baresip:
         raw = json.dumps(message).encode()
         self._writer.write(b"%d:%s," % (len(raw), raw))
         await self._writer.drain()
-        response = await asyncio.wait_for(self._responses.get(), TIMEOUT_S)
+        try:
+            response = await asyncio.wait_for(self._responses.get(), TIMEOUT_S)
+        except TimeoutError:
+            raise AssertionError(f"baresip gave no answer to {command!r}: {self.state()}") from None
         assert response.get("ok"), (command, response)
         return response
 
+    def state(self) -> str:
+        """What a failure needs to be read: the reader task, the process and its log."""
+        pump = self._pump
+        if pump is None or not pump.done():
+            reader = "reading"
+        elif pump.cancelled():
+            reader = "cancelled"
+        else:
+            reader = f"stopped on {pump.exception()!r}"
+        log = "".join(self.log[-40:])
+        return f"control reader {reader}, exit code {self.process.returncode}, log:\n{log}"
+
     async def event(self, *kinds: str) -> Event:
         """The next event of one of these kinds (the ones between are passed over)."""
-        async with asyncio.timeout(TIMEOUT_S):
-            while True:
-                event = await self._events.get()
-                if event.kind in kinds:
-                    return event
+        try:
+            async with asyncio.timeout(TIMEOUT_S):
+                while True:
+                    event = await self._events.get()
+                    if event.kind in kinds:
+                        return event
+        except TimeoutError:
+            raise AssertionError(f"baresip sent no {kinds}: {self.state()}") from None
 
     async def dial(self, uri: str) -> Event:
         await self.command("dial", uri)
