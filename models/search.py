@@ -26,7 +26,7 @@ from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from models.shop import Product
-from models.sounds import is_english, sounds_of
+from models.sounds import everyday, is_english, sounds_of
 
 _WORD = re.compile(r"[a-z0-9']+")
 # Words of conversation, not of products: never matched on their own.
@@ -396,7 +396,27 @@ def says_product(product: Product, said: str) -> bool:
 
     A search also finds a product from a near sound ("Ompersole", "self-amatidine") or
     the start of a word ("Tram" is Tramadol); such a hit is a guess, right most of the
-    time, and a guess is asked about, not offered (docs/voice.md, Product names)."""
+    time, and a guess is asked about, not offered (docs/voice.md, Product names). So is
+    a product found from one everyday word of its own alone (`only_everyday_words`)."""
+    matched = _own_words_heard(product, said)
+    # One everyday word is as often chance as a request ("with a hand" is not Hand
+    # Sanitiser, "back to Maddie" not Ibuprofen for back pain): the product is said by
+    # a rarer word of its own, or by two of its words ("period pain"; "hand" and the
+    # keyword "hands" are one).
+    different = [w for i, w in enumerate(matched) if not any(_one_word(w, v) for v in matched[:i])]
+    return len(different) >= 2 or any(not everyday(w) for w in matched)
+
+
+def only_everyday_words(product: Product, said: str) -> bool:
+    """The caller's words hold some of the product's own words, and all of them are
+    everyday ones: "come more after then to travel" finds Travel Sickness Tablets by
+    its name, from a word any sentence may hold."""
+    matched = _own_words_heard(product, said)
+    return bool(matched) and all(everyday(w) for w in matched)
+
+
+def _own_words_heard(product: Product, said: str) -> list[str]:
+    """The product's own words (name, first ingredient, keywords) the caller said."""
     tokens = _tokens(said)
     # Speech splits a name ("pep sid" for Pepcid): its pieces, joined, count too.
     heard = {"".join(tokens[i : i + n]) for n in (1, 2, 3) for i in range(len(tokens) - n + 1)}
@@ -411,7 +431,7 @@ def says_product(product: Product, said: str) -> bool:
         for w in _tokens(product.keywords)
         if len(w) >= 4 and w not in _STOP and w not in _GENERIC and w not in _FORMS
     }
-    return any(_one_word(h, w) for h in heard for w in distinct | keywords)
+    return sorted(w for w in distinct | keywords if any(_one_word(h, w) for h in heard))
 
 
 def _one_word(a: str, b: str) -> bool:

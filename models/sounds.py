@@ -77,6 +77,21 @@ _ENDINGS = ("'s", "s", "es", "ed", "d", "ing", "er", "ers", "ly")
 _CONTRACTION = re.compile(r"(?:n't|'re|'ve|'ll|'d|'m|'s|s')$")
 
 
+# Zipf frequency (log10 of uses per billion words) from which a word is everyday talk:
+# "hand" 5.4, "back" 6.0, "night" 5.6, "pain" 5.0; a product's own rarer words stay
+# under it ("vitamin" 4.0, "nicotine" 3.5, "heartburn" 2.9).
+EVERYDAY_ZIPF = 5.0
+
+
+@lru_cache(maxsize=8192)
+def everyday(word: str) -> bool:
+    """A word so common in English that hearing it says little of what was meant
+    (wordfreq's English list: books, subtitles, the web and conversation)."""
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= EVERYDAY_ZIPF
+
+
 @lru_cache(maxsize=8192)
 def is_english(word: str, *, webster_only: bool = False) -> bool:
     """The word, or its stem, is in the dictionary: "bunched", "sashes", "memory",

@@ -18,7 +18,7 @@ from agents.items import Wanted, split_items
 from agents.speech import describe
 from agents.transcript import heard_as_names
 from agents.variants import resolve, variant_words
-from models.search import Hit, content_words, says_product, search_products
+from models.search import Hit, content_words, only_everyday_words, says_product, search_products
 from models.shop import Product
 from swarm import ToolContext, ToolError
 
@@ -354,6 +354,8 @@ def guessed(hit: Hit, said: str) -> bool:
         return True
     if says_product(hit.product, said):
         return False
+    if only_everyday_words(hit.product, said):
+        return True
     by_name = hit.name_score > 0 and hit.name_score >= hit.score
     return not by_name or hit.name_score < GUESS_SCORE
 

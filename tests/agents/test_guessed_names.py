@@ -43,6 +43,11 @@ def _product(name: str, keywords: str = "", ingredient: str = "") -> Product:
         ("have you got any tram", _product("Tramadol", "pain opioid"), False),
         ("can I get some ompersole", _product("Omeprazole"), False),
         ("a nasal spray please", _product("Beclometasone Nasal Spray", "hay fever"), False),
+        # One everyday word of a product's is chance; a rarer one, or two, are not.
+        ("come with a hand and one", _product("Hand Sanitiser", "hands germs"), False),
+        ("have you got hand sanitiser", _product("Hand Sanitiser", "hands germs"), True),
+        ("have you gotten back to Maddie", _product("Ibuprofen", "back pain fever"), False),
+        ("something for my back pain", _product("Ibuprofen", "back pain fever"), True),
     ],
 )
 def test_what_the_caller_said_of_a_product(said: str, product: Product, says: bool) -> None:
@@ -246,3 +251,21 @@ def test_the_morning_after_pill_is_still_found(shop: Services) -> None:
     with Session(shop.db) as db:
         answer = answer_search(db, said, said, "USD")
     assert [p.name for p in answer.products] == ["Emergency Contraception"], answer
+
+
+@pytest.mark.parametrize(
+    "heard",
+    [
+        # Heard through the phone band at 10 dB for "Do you have Gaviscon, the advance
+        # one?" and "I'd like to buy nicotine patches" (benchmarks/product_names.py).
+        "who do you have to have this come with a hand and one.",
+        "I'd like to mind it, because in hand, I'm giving no king,",
+        # Found by the name's first word: "Hiya, it's for my mum, she needs some more of
+        # her lansoprazole", in the same conditions.
+        "I live for my mom, she need to come more after then to travel, so go, hurry, go,",
+    ],
+)
+def test_an_everyday_word_alone_offers_no_product(shop: Services, heard: str) -> None:
+    with Session(shop.db) as db:
+        answer = answer_search(db, heard, heard, "USD")
+    assert answer.asked or len(answer.products) != 1, answer
