@@ -398,7 +398,7 @@ def says_product(product: Product, said: str) -> bool:
     the start of a word ("Tram" is Tramadol); such a hit is a guess, right most of the
     time, and a guess is asked about, not offered (docs/voice.md, Product names). So is
     a product found from one everyday word of its own alone (`only_everyday_words`)."""
-    matched = _own_words_heard(product, said)
+    matched = own_words_heard(product, said)
     # One everyday word is as often chance as a request ("with a hand" is not Hand
     # Sanitiser, "back to Maddie" not Ibuprofen for back pain): the product is said by
     # a rarer word of its own, or by two of its words ("period pain"; "hand" and the
@@ -411,11 +411,11 @@ def only_everyday_words(product: Product, said: str) -> bool:
     """The caller's words hold some of the product's own words, and all of them are
     everyday ones: "come more after then to travel" finds Travel Sickness Tablets by
     its name, from a word any sentence may hold."""
-    matched = _own_words_heard(product, said)
+    matched = own_words_heard(product, said)
     return bool(matched) and all(everyday(w) for w in matched)
 
 
-def _own_words_heard(product: Product, said: str) -> list[str]:
+def own_words_heard(product: Product, said: str) -> list[str]:
     """The product's own words (name, first ingredient, keywords) the caller said."""
     tokens = _tokens(said)
     # Speech splits a name ("pep sid" for Pepcid): its pieces, joined, count too.

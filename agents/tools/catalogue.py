@@ -18,7 +18,14 @@ from agents.items import Wanted, split_items
 from agents.speech import describe
 from agents.transcript import heard_as_names
 from agents.variants import resolve, variant_words
-from models.search import Hit, content_words, only_everyday_words, says_product, search_products
+from models.search import (
+    Hit,
+    content_words,
+    only_everyday_words,
+    own_words_heard,
+    says_product,
+    search_products,
+)
 from models.shop import Product
 from swarm import ToolContext, ToolError
 
@@ -317,7 +324,10 @@ def answer_search(db: Session, query: str, said: str, currency: str) -> SearchAn
         return SearchAnswer(
             f"I'm sorry, I can't find anything for {query}. Could you describe it another way?"
         )
-    hits = shortlist(hits)
+    short = shortlist(hits)
+    if len(short) == 1:
+        short += named_besides(short[0], hits[1:], said)
+    hits = short
     if len(hits) == 1:
         # Judged on what the caller said, not the model's query: "lorra mide" alone is
         # closer to Loperamide than the sentence it was said in, and the model's own
@@ -339,6 +349,22 @@ def shortlist(hits: list[Hit]) -> list[Hit]:
     if hits and hits[0].score >= 0.9 and (len(hits) == 1 or hits[1].score < hits[0].score):
         return hits[:1]
     return hits
+
+
+def named_besides(top: Hit, rest: list[Hit], said: str) -> list[Hit]:
+    """Other hits the caller's words name by words of their own that `top` lacks: "Have
+    you got Co-codamole, Ibuprofen" names two products, and offering the one the search
+    ranks first answers half of it. Not a look-alike ("ibuprofen gel" finds Ibuprofen
+    by the same word), nor words read as the recogniser's list (`heard_as_names`),
+    whose names are guesses."""
+    if heard_as_names(said) or not says_product(top.product, said):
+        return []
+    own = set(own_words_heard(top.product, said))
+    return [
+        h
+        for h in rest
+        if says_product(h.product, said) and not own & set(own_words_heard(h.product, said))
+    ]
 
 
 def guessed(hit: Hit, said: str) -> bool:

@@ -269,3 +269,24 @@ def test_an_everyday_word_alone_offers_no_product(shop: Services, heard: str) ->
     with Session(shop.db) as db:
         answer = answer_search(db, heard, heard, "USD")
     assert answer.asked or len(answer.products) != 1, answer
+
+
+@pytest.mark.parametrize(
+    ("heard", "listed"),
+    [
+        # Heard for "Have you got co-codamol? The over the counter one." in wide band.
+        ("Have you got Co-codamole, Ibuprofen account at one?", {"Co-codamol", "Ibuprofen"}),
+        ("do you have paracetamol or ibuprofen", {"Ibuprofen", "Paracetamol"}),
+    ],
+)
+def test_two_products_named_are_both_answered(shop: Services, heard: str, listed: set) -> None:
+    with Session(shop.db) as db:
+        answer = answer_search(db, heard, heard, "USD")
+    assert listed <= {p.name for p in answer.products}, answer
+
+
+@pytest.mark.parametrize("said", ["have you got ibuprofen gel", "do you have paracetamol"])
+def test_one_product_named_is_offered_alone(shop: Services, said: str) -> None:
+    with Session(shop.db) as db:
+        answer = answer_search(db, said, said, "USD")
+    assert len(answer.products) == 1 and not answer.asked, answer
