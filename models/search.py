@@ -408,11 +408,17 @@ def says_product(product: Product, said: str) -> bool:
 
 
 def only_everyday_words(product: Product, said: str) -> bool:
-    """The caller's words hold some of the product's own words, and all of them are
-    everyday ones: "come more after then to travel" finds Travel Sickness Tablets by
-    its name, from a word any sentence may hold."""
+    """The caller's words hold some of the product's own words, all of them everyday
+    ones, and without those words they do not name it at all: "come more after then to
+    travel" finds Travel Sickness Tablets by its name, from a word any sentence may
+    hold, while "the childrens i be pro fen" still names Children's Ibuprofen
+    Suspension by sound without "childrens"."""
     matched = own_words_heard(product, said)
-    return bool(matched) and all(everyday(w) for w in matched)
+    if not matched or not all(everyday(w) for w in matched):
+        return False
+    rest = " ".join(t for t in _tokens(said) if not any(_one_word(t, w) for w in matched))
+    named = _Named(product.sku, product.name, product.active_ingredient)
+    return _fuzzy_scores([named], rest)[product.sku] == 0.0
 
 
 def own_words_heard(product: Product, said: str) -> list[str]:
