@@ -12,7 +12,7 @@ import pytest
 from sqlmodel import Session
 
 from agents.heard import asked_name, did_you_say, offered
-from agents.tools.catalogue import answer_search
+from agents.tools.catalogue import SearchAnswer, answer_search
 from agents.transcript import heard_as_names
 from callswarm.app import Services
 from models.search import says_product
@@ -30,6 +30,12 @@ def _product(name: str, keywords: str = "", ingredient: str = "") -> Product:
         keywords=keywords,
         price_cents=100,
     )
+
+
+def _answer(shop: Services, said: str) -> SearchAnswer:
+    """The search tool's answer to the caller's words, searched as they were said."""
+    with Session(shop.db) as db:
+        return answer_search(db, said, said, "USD")
 
 
 @pytest.mark.parametrize(
@@ -247,28 +253,8 @@ async def test_a_greeting_is_no_product(shop: Services, said: str) -> None:
 
 
 def test_the_morning_after_pill_is_still_found(shop: Services) -> None:
-    said = "do you have the morning after pill"
-    with Session(shop.db) as db:
-        answer = answer_search(db, said, said, "USD")
+    answer = _answer(shop, "do you have the morning after pill")
     assert [p.name for p in answer.products] == ["Emergency Contraception"], answer
-
-
-@pytest.mark.parametrize(
-    "heard",
-    [
-        # Heard through the phone band at 10 dB for "Do you have Gaviscon, the advance
-        # one?" and "I'd like to buy nicotine patches" (benchmarks/product_names.py).
-        "who do you have to have this come with a hand and one.",
-        "I'd like to mind it, because in hand, I'm giving no king,",
-        # Found by the name's first word: "Hiya, it's for my mum, she needs some more of
-        # her lansoprazole", in the same conditions.
-        "I live for my mom, she need to come more after then to travel, so go, hurry, go,",
-    ],
-)
-def test_an_everyday_word_alone_offers_no_product(shop: Services, heard: str) -> None:
-    with Session(shop.db) as db:
-        answer = answer_search(db, heard, heard, "USD")
-    assert answer.asked or len(answer.products) != 1, answer
 
 
 @pytest.mark.parametrize(
@@ -280,23 +266,31 @@ def test_an_everyday_word_alone_offers_no_product(shop: Services, heard: str) ->
     ],
 )
 def test_two_products_named_are_both_answered(shop: Services, heard: str, listed: set) -> None:
-    with Session(shop.db) as db:
-        answer = answer_search(db, heard, heard, "USD")
+    answer = _answer(shop, heard)
     assert listed <= {p.name for p in answer.products}, answer
 
 
 @pytest.mark.parametrize(
-    "said",
+    ("said", "offered"),
     [
-        "have you got ibuprofen gel",
-        "do you have paracetamol",
+        ("have you got ibuprofen gel", True),
+        ("do you have paracetamol", True),
         # A name split by speech, beside an everyday word of the product's own: named
         # by its sound, not found by the everyday word (the bench's STT variants).
-        "have you got i be pro fen for my back",
-        "can i get one of the childrens i be pro fen the liquid",
+        ("have you got i be pro fen for my back", True),
+        ("can i get one of the childrens i be pro fen the liquid", True),
+        # Heard through the phone band at 10 dB for "Do you have Gaviscon, the advance
+        # one?" and "I'd like to buy nicotine patches" (benchmarks/product_names.py):
+        # one everyday word of a product's own alone.
+        ("who do you have to have this come with a hand and one.", False),
+        ("I'd like to mind it, because in hand, I'm giving no king,", False),
+        # Found by the name's first word: "Hiya, it's for my mum, she needs some more of
+        # her lansoprazole", in the same conditions.
+        ("I live for my mom, she need to come more after then to travel, so go, hurry, go,", False),
     ],
 )
-def test_one_product_named_is_offered_alone(shop: Services, said: str) -> None:
-    with Session(shop.db) as db:
-        answer = answer_search(db, said, said, "USD")
-    assert len(answer.products) == 1 and not answer.asked, answer
+def test_a_product_is_offered_outright_only_when_named(
+    shop: Services, said: str, offered: bool
+) -> None:
+    answer = _answer(shop, said)
+    assert (len(answer.products) == 1 and not answer.asked) is offered, answer
