@@ -391,60 +391,117 @@ def search_products(
 
 
 def says_product(product: Product, said: str) -> bool:
-    """Whether the caller's words hold one of the product's own words, whole: a word of
-    its name or its ingredient ("omeprazole"), or one of its keywords ("heartburn").
+    """Whether the caller's words hold one of the product's own words: a word of its
+    name or its ingredient ("omeprazole"), or one of its keywords ("heartburn"), whole
+    but for its ending; or its name's words in a row ("sleep aid").
 
     A search also finds a product from a near sound ("Ompersole", "self-amatidine") or
     the start of a word ("Tram" is Tramadol); such a hit is a guess, right most of the
     time, and a guess is asked about, not offered (docs/voice.md, Product names). So is
-    a product found from one everyday word of its own alone (`only_everyday_words`)."""
-    matched = own_words_heard(product, said)
-    # One everyday word is as often chance as a request ("with a hand" is not Hand
-    # Sanitiser, "back to Maddie" not Ibuprofen for back pain): the product is said by
-    # a rarer word of its own, or by two of its words ("period pain"; "hand" and the
-    # keyword "hands" are one).
-    different = [w for i, w in enumerate(matched) if not any(_one_word(w, v) for v in matched[:i])]
+    a product found from everyday words of its name alone (`only_everyday_words`)."""
+    heard = _heard(said)
+    names, keywords = _own_words(product)
+    # A keyword of its own, not a word of its name, is what the caller needs it for
+    # ("for my back"), said on purpose.
+    if any(_said_as(h, w) for h in heard for w in keywords - names):
+        return True
+    if _in_a_row(product, _tokens(said)):
+        return True
+    # A word of its name that is everyday talk is as often chance as a request: "in
+    # hand" is not Hand Sanitiser, "then to travel" not Travel Sickness Tablets. The
+    # name is said by a rarer word of it, or by two different words of it.
+    matched = sorted(w for w in names if any(_said_as(h, w) for h in heard))
+    different: list[str] = []
+    for w in matched:
+        if not any(_one_word(w, v) for v in different):
+            different.append(w)
     return len(different) >= 2 or any(not everyday(w) for w in matched)
 
 
 def only_everyday_words(product: Product, said: str) -> bool:
-    """The caller's words hold some of the product's own words, all of them everyday
-    ones, and without those words they do not name it at all: "come more after then to
+    """The caller's words hold words of the product's name, all of them everyday ones,
+    and without those words they do not name it at all: "come more after then to
     travel" finds Travel Sickness Tablets by its name, from a word any sentence may
     hold, while "the childrens i be pro fen" still names Children's Ibuprofen
     Suspension by sound without "childrens"."""
-    matched = own_words_heard(product, said)
+    heard = _heard(said)
+    names, _ = _own_words(product)
+    matched = [w for w in names if any(_said_as(h, w) for h in heard)]
     if not matched or not all(everyday(w) for w in matched):
         return False
-    rest = " ".join(t for t in _tokens(said) if not any(_one_word(t, w) for w in matched))
+    rest = " ".join(t for t in _tokens(said) if not any(_said_as(t, w) for w in matched))
     named = _Named(product.sku, product.name, product.active_ingredient)
     return _fuzzy_scores([named], rest)[product.sku] == 0.0
 
 
-def own_words_heard(product: Product, said: str) -> list[str]:
-    """The product's own words (name, first ingredient, keywords) the caller said."""
+def naming_words(product: Product, said: str) -> set[str]:
+    """The caller's words that name the product by a rare word of its name: "folic" for
+    Folic Acid; not a keyword ("immune"), an ingredient ("acid", of Simple Linctus's
+    citric acid) nor an everyday word ("simple")."""
+    tokens = _tokens(product.name) + [w.replace("-", "") for w in product.name.lower().split()]
+    own = {w for w in tokens if len(w) >= 4 and w not in _GENERIC | _FORMS | _STOP}
+    return {h for h in _heard(said) for w in own if not everyday(w) and _said_as(h, w)}
+
+
+def own_words_heard(product: Product, said: str) -> set[str]:
+    """The caller's words that are any of the product's own words."""
+    names, keywords = _own_words(product)
+    return {h for h in _heard(said) for w in names | keywords if _said_as(h, w)}
+
+
+def _heard(said: str) -> set[str]:
+    """The caller's words, and runs of two or three joined: speech splits a name ("pep
+    sid" for Pepcid)."""
     tokens = _tokens(said)
-    # Speech splits a name ("pep sid" for Pepcid): its pieces, joined, count too.
     heard = {"".join(tokens[i : i + n]) for n in (1, 2, 3) for i in range(len(tokens) - n + 1)}
-    heard |= set(_tokens(said.replace("-", "")))
+    return heard | set(_tokens(said.replace("-", "")))
+
+
+def _own_words(product: Product) -> tuple[set[str], set[str]]:
+    """The words that say which product it is: of its name and first ingredient, and
+    its keywords; not what kind of thing it is ("cream") nor conversation."""
     own = _tokens(f"{product.name} {_first_ingredient(product.active_ingredient)}")
     own += [w.replace("-", "") for w in product.name.lower().split() if "-" in w]
-    distinct = {
-        w for w in own if len(w) >= 4 and w not in _GENERIC and w not in _FORMS and w not in _STOP
-    }
+    names = {w for w in own if len(w) >= 4 and w not in _GENERIC | _FORMS | _STOP}
     keywords = {
-        w
-        for w in _tokens(product.keywords)
-        if len(w) >= 4 and w not in _STOP and w not in _GENERIC and w not in _FORMS
+        w for w in _tokens(product.keywords) if len(w) >= 4 and w not in _GENERIC | _FORMS | _STOP
     }
-    return sorted(w for w in distinct | keywords if any(_one_word(h, w) for h in heard))
+    return names, keywords
+
+
+def _said_as(heard: str, own: str) -> bool:
+    """The caller's word is the product's, but for its ending. An everyday word the
+    caller said is only itself, or its plural: "code" is not "codeine", "lose" not
+    "losec", "quite" not "quit"."""
+    if heard == own or heard.removesuffix("s") == own.removesuffix("s"):
+        return True
+    if everyday(heard):
+        return False
+    # A word of the dictionary is another word, not a mishearing: only its ending may
+    # differ ("constipated"), not its sound ("pack" respelled is "back").
+    if is_english(heard, webster_only=True):
+        return _same_stem(heard, own)
+    return _one_word(heard, own)
+
+
+def _in_a_row(product: Product, tokens: list[str]) -> bool:
+    """The product's whole name, or two of its keywords as the catalogue gives them,
+    said one after the other: "sleep aid", "plan b", "hand gel"."""
+    said = {tuple(tokens[i : i + 2]) for i in range(len(tokens) - 1)}
+    name = tuple(_tokens(product.name))
+    if len(name) >= 2 and any(tuple(tokens[i : i + len(name)]) == name for i in range(len(tokens))):
+        return True
+    keywords = _tokens(product.keywords)
+    return any(tuple(keywords[i : i + 2]) in said for i in range(len(keywords) - 1))
 
 
 def _one_word(a: str, b: str) -> bool:
     """The same word but for its ending, as full text's stemmer takes it: "constipated"
     and "constipation", "headaches" and "headache"; never "tram" and "tramadol"."""
-    if a == b or respell(a) == respell(b):
-        return True
+    return a == b or respell(a) == respell(b) or _same_stem(a, b)
+
+
+def _same_stem(a: str, b: str) -> bool:
     shared = len(os.path.commonprefix([a, b]))
     return shared >= 4 and len(a) - shared <= 3 and len(b) - shared <= 3
 

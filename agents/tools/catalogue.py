@@ -1,4 +1,8 @@
-"""Finding products. Outputs are plain sentences the agent can say as they are."""
+"""Finding products. Outputs are plain sentences the agent can say as they are.
+
+Past 400 lines because the search's whole decision (one product offered, asked about,
+or listed; `answer_search`) reads only side by side with the rules it applies: what
+counts as a guess, and which other products the caller named."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from agents.variants import resolve, variant_words
 from models.search import (
     Hit,
     content_words,
+    naming_words,
     only_everyday_words,
     own_words_heard,
     says_product,
@@ -352,19 +357,16 @@ def shortlist(hits: list[Hit]) -> list[Hit]:
 
 
 def named_besides(top: Hit, rest: list[Hit], said: str) -> list[Hit]:
-    """Other hits the caller's words name by words of their own that `top` lacks: "Have
-    you got Co-codamole, Ibuprofen" names two products, and offering the one the search
-    ranks first answers half of it. Not a look-alike ("ibuprofen gel" finds Ibuprofen
-    by the same word), nor words read as the recogniser's list (`heard_as_names`),
-    whose names are guesses."""
+    """Other hits the caller's words name by a rare word of their name that says
+    nothing of `top`: "Have you got Co-codamole, Ibuprofen" names two products, and
+    offering the one the search ranks first answers half of it. Not a product found by
+    a keyword or an ingredient ("loratadine for hives" is not also Cetirizine), nor
+    one named by the same words as `top` ("ibuprofen gel"), nor any in words read as
+    the recogniser's list of names (`heard_as_names`), whose names are guesses."""
     if heard_as_names(said) or not says_product(top.product, said):
         return []
-    own = set(own_words_heard(top.product, said))
-    return [
-        h
-        for h in rest
-        if says_product(h.product, said) and not own & set(own_words_heard(h.product, said))
-    ]
+    taken = own_words_heard(top.product, said)
+    return [h for h in rest if naming_words(h.product, said) - taken]
 
 
 def guessed(hit: Hit, said: str) -> bool:
