@@ -46,7 +46,10 @@ def main() -> None:
 
     db = make_engine("sqlite:///:memory:")
     load_catalogue(db)
-    print(f"{'transcripts':<28} {'condition':<9} {'n':>4} " + " ".join(f"{k:>13}" for k in KINDS))
+    print(
+        f"{'transcripts':<28} {'condition':<9} {'n':>4} "
+        + " ".join(f"{k:>{len(k)}}" for k in KINDS)
+    )
     for path in args.dumps:
         counts: dict[str, Counter[str]] = {}
         for line in path.read_text().splitlines():
@@ -69,7 +72,7 @@ def main() -> None:
         for condition, seen in counts.items():
             print(
                 f"{path.name:<28} {condition:<9} {sum(seen.values()):>4} "
-                + " ".join(f"{seen[k]:>13}" for k in KINDS)
+                + " ".join(f"{seen[k]:>{len(k)}}" for k in KINDS)
             )
     db.dispose()
 

@@ -178,7 +178,8 @@ def main() -> None:
     names = [p["name"] for p in json.loads(CATALOGUE.read_text())["products"]]
     denoise = denoiser(args.denoise)
     cases = sentences(args.set)
-    dump = args.dump.open("w") if args.dump else None
+    # Line-buffered: what was dumped before a failure is kept.
+    dump = args.dump.open("w", buffering=1) if args.dump else None
     print(
         f"model {args.model}, set {args.set} ({len(cases)} sentences), voices {args.voices} "
         f"({len(voices)}), hotwords {'off' if args.no_hotwords else 'on'}, "
@@ -220,10 +221,6 @@ def main() -> None:
                 transcript = stt.transcribe_sync(audio)
                 heard = transcript.text
                 decode.append(time.perf_counter() - started)
-                if dump is not None:
-                    record = {"condition": cond, "voice": voice, "text": case["text"]}
-                    record |= {"right": sorted(right), "heard": heard}
-                    dump.write(json.dumps(record) + "\n")
                 if args.rescore and not any(named(heard, name) for name in names):
                     started = time.perf_counter()
                     others = names_in_place(heard, names, args.rescore)
@@ -234,6 +231,10 @@ def main() -> None:
                             heard = others[best].text
                             changed += 1
                     rescoring.append(time.perf_counter() - started)
+                if dump is not None:  # what is searched: after any rescoring
+                    record = {"condition": cond, "voice": voice, "text": case["text"]}
+                    record |= {"right": sorted(right), "heard": heard}
+                    dump.write(json.dumps(record) + "\n")
                 with Session(db) as s:
                     started = time.perf_counter()
                     hits = search_products(s, heard, limit=1)
