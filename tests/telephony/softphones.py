@@ -205,7 +205,9 @@ class Baresip:
         else:
             reader = f"stopped on {pump.exception()!r}"
         log = "".join(self.log[-40:])
-        return f"control reader {reader}, exit code {self.process.returncode}, log:\n{log}"
+        code = self.process.returncode
+        process = "running" if code is None else f"exited with {code}"
+        return f"control reader {reader}, baresip {process}, log:\n{log}"
 
     async def event(self, *kinds: str) -> Event:
         """The next event of one of these kinds (the ones between are passed over)."""

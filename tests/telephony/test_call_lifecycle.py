@@ -100,7 +100,8 @@ async def test_the_caller_hanging_up_mid_reply_cleans_up_and_keeps_what_was_said
     history = said_in_db(phone.services.db, "+15550130")
     assert any(m.startswith("user: ") and names(m[6:], "Ibuprofen") for m in history)
     # Only what was heard stays: the reply's end ("Would you like to order it?") was not.
-    assert history[-1].startswith(("user:", "assistant: We"))
+    # (Its start is "We have ...", or "Sorry, did you say ...?" when Whisper misheard.)
+    assert history[-1].startswith(("user:", "assistant:"))
     assert "order it" not in history[-1]
     # The cut turn's latencies were stored, marked as interrupted.
     with Session(phone.services.db) as s:
@@ -259,8 +260,11 @@ async def test_an_odd_offer_from_another_address_is_answered_where_the_media_com
             capture.send(bytes([0x81, 201, 0, 7]) + b"\x00" * 28, call.remote_rtp)
             capture.send(b"\x00\x01\x00\x00\x21\x12\xa4\x42" + b"\x07" * 12, call.remote_rtp)
         await asyncio.sleep(0.03)  # a phone's pace, not a wait on the gateway
-    # The reply comes back to where the caller's packets came from.
-    await replied(phone, capture, "+15550160", REPLY_STARTED)
+    # The reply comes back to where the caller's packets came from. Counted from here:
+    # the greeting's tail may have followed the caller's first packets too, until the
+    # caller's words cut it.
+    before = voiced_packets(capture.latest()) if capture.streams else 0
+    await replied(phone, capture, "+15550160", before + REPLY_STARTED)
     await asyncio.wait_for(call.bye(), 5)
     [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     assert summary.bad_packets == 0
