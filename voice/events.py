@@ -40,11 +40,13 @@ class TurnJudgedEvent(VoiceEvent):
     """A pause was judged: the turn ends now, at the usual stop, or is held for more words.
 
     `probability` is the end-of-turn model's (None when it failed); `words` what the
-    caller had said by the pause."""
+    caller had said by the pause. `again`: a held pause judged once more at the usual
+    stop, which ends it now or leaves it held."""
 
     end: TurnEnd
     probability: float | None
     words: str
+    again: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -46,12 +46,13 @@ from voice.recording import Recording
 from voice.resample import StreamResampler, resample
 from voice.sentences import SentenceSplitter
 from voice.speech import SpeechToText, TextToSpeech, Transcript
-from voice.turn import EndOfTurn, TurnEnd, TurnVerdict, spoken, when_over
+from voice.turn import EndOfTurn, TurnEnd, TurnVerdict, spoken, when_over, when_over_again
 from voice.vad import (
     SpeechEnded,
     SpeechPaused,
     SpeechResumed,
     SpeechStarted,
+    SpeechStillPaused,
     TurnDetector,
     VadConfig,
     VadEvent,
@@ -292,7 +293,10 @@ class VoiceSession:
         if self.turn is not None:
             # Each pause is judged (`_decide`): a turn that is over ends at once or at
             # the usual stop; silence alone ends the others only after the longer hold.
-            config = replace(config, stop_ms=max(config.stop_ms, config.hold_ms))
+            # A pause held as mid-sentence is judged again at the usual stop (`_recheck`).
+            config = replace(
+                config, stop_ms=max(config.stop_ms, config.hold_ms), recheck_ms=config.stop_ms
+            )
         self._detector = TurnDetector(config, VAD_RATE)
         self._echo = EchoGate(VAD_RATE, lead_s=lead_s)
         self._step = self._detector.sample_rate * config.frame_ms // 1000 * 2
@@ -303,6 +307,8 @@ class VoiceSession:
         self._speculation: asyncio.Task[Transcript] | None = None
         self._deciding: asyncio.Task[None] | None = None
         self._pauses = 0
+        # The pause judged mid-sentence, and its words: judged again at the usual stop.
+        self._held_pause: tuple[int, str] | None = None
         # The reply held while the caller speaks over it, and when they started.
         self._held: _Turn | None = None
         self._held_at = 0.0
@@ -408,9 +414,47 @@ class VoiceSession:
         )
         if self._closed or not self._detector.paused or pause != self._pauses:
             return  # the caller went on, or the turn has ended already
-        if end is not TurnEnd.HOLD:
+        if end is TurnEnd.HOLD:
+            self._held_pause = (pause, text)
+        else:
             stop_ms = self._done_ms if end is TurnEnd.NOW else self._stop_ms
             await self._handle(self._detector.stop_after(stop_ms))
+
+    async def _recheck(self, still: SpeechStillPaused) -> None:
+        """A pause held as mid-sentence, judged again at the usual stop (`when_over_again`):
+        Smart Turn hears the silence too, and a finished question it doubted 150 ms into
+        the pause it may not at 500 ms."""
+        assert self.turn is not None and self._held_pause is not None
+        pause, text = self._held_pause
+        try:
+            verdict = await self.turn.judge(still.audio)
+        except Exception as error:
+            log.warning("turn_model_failed session_id=%s error=%r", self.session_id, error)
+            return
+        end = when_over_again(verdict, text)
+        if end is TurnEnd.NOW:
+            end = when_over_again(verdict, await self._without_added_words(still.audio, text))
+        log.info(
+            "turn_rejudged session_id=%s end=%s p=%.2f ms=%.0f",
+            self.session_id,
+            end.value,
+            verdict.probability,
+            verdict.seconds * 1000,
+        )
+        self._emit(
+            TurnJudgedEvent(
+                session_id=self.session_id,
+                time=self.clock(),
+                end=end,
+                probability=verdict.probability,
+                words=text,
+                again=True,
+            )
+        )
+        if self._closed or not self._detector.paused or pause != self._pauses:
+            return
+        if end is TurnEnd.NOW:
+            await self._handle(self._detector.stop_after(self._done_ms))
 
     async def end_of_speech(self) -> None:
         """The caller says they are done (released push-to-talk): answer without waiting
@@ -450,6 +494,14 @@ class VoiceSession:
                     else:
                         # Files and tests: decided in stream time, as if instantly.
                         await self._decide(event, speculation)
+            elif isinstance(event, SpeechStillPaused):
+                held = self._held_pause
+                if self.turn is None or held is None or held[0] != self._pauses:
+                    continue
+                if self.realtime:
+                    self._deciding = asyncio.get_running_loop().create_task(self._recheck(event))
+                else:
+                    await self._recheck(event)
             elif isinstance(event, SpeechResumed):
                 self._speculate(None)
             elif isinstance(event, SpeechEnded):

@@ -61,6 +61,9 @@ class VadConfig:
     # this was built, 250 ms answered 111 too soon, 400 ms 83, the 500 ms stop 78
     # (docs/voice.md). Frames are 20 ms: this and `early_ms` act at 420 and 160 ms.
     done_ms: int = 400
+    # A pause still silent after this long is offered again (`SpeechStillPaused`), for
+    # a turn held as mid-sentence to be judged again with the silence heard. 0: never.
+    recheck_ms: int = 0
     max_flatness: float = 0.45
     # A frame this loud keeps a turn open even when not judged voiced: the fading tail
     # of a word ("like") must not count as the caller's pause. It never starts a turn.
@@ -74,6 +77,8 @@ class VadConfig:
         if not 0 < self.done_ms <= self.stop_ms:
             # Longer than the stop, a turn judged over would wait more than one that is not.
             raise ValueError("done_ms is above 0 and at most stop_ms")
+        if self.recheck_ms and self.recheck_ms <= self.early_ms:
+            raise ValueError("recheck_ms is 0 or after early_ms")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,13 +111,22 @@ class SpeechPaused:
 
 
 @dataclass(frozen=True, slots=True)
+class SpeechStillPaused:
+    """The caller is still silent `recheck_ms` into the pause: `audio` is the utterance
+    so far, the silence since included."""
+
+    at: float
+    audio: bytes = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
 class SpeechResumed:
     """The caller went on after a pause: what `SpeechPaused` offered is stale."""
 
     at: float
 
 
-VadEvent = SpeechStarted | SpeechPaused | SpeechResumed | SpeechEnded
+VadEvent = SpeechStarted | SpeechPaused | SpeechStillPaused | SpeechResumed | SpeechEnded
 
 
 class TurnDetector:
@@ -135,6 +149,7 @@ class TurnDetector:
         self._started_at: float | None = None
         self._confirmed = False
         self._paused = False
+        self._rechecked = False  # this pause has been offered again
         self._stop_ms: int | None = None  # this pause's own stop, once judged
         self._last_voice = 0.0
 
@@ -212,7 +227,7 @@ class TurnDetector:
             self._silence_s = 0.0
             self._last_voice = self._clock
             if self._paused:
-                self._paused = False
+                self._paused = self._rechecked = False
                 self._stop_ms = None
                 events.append(SpeechResumed(at=start))
             if not self._confirmed and self._voiced_s * 1000 >= config.min_speech_ms:
@@ -224,6 +239,10 @@ class TurnDetector:
         if self._confirmed and not self._paused and early and self._silence_s * 1000 >= early:
             self._paused = True
             events.append(SpeechPaused(at=self._clock, audio=b"".join(self._utterance)))
+        recheck = config.recheck_ms
+        if self._paused and recheck and not self._rechecked and self._silence_s * 1000 >= recheck:
+            self._rechecked = True
+            events.append(SpeechStillPaused(at=self._clock, audio=b"".join(self._utterance)))
         utterance_s = len(self._utterance) * self._frame_s
         stop_ms = config.stop_ms if self._stop_ms is None else self._stop_ms
         if self._silence_s * 1000 >= stop_ms or utterance_s >= config.max_utterance_s:
@@ -269,6 +288,6 @@ class TurnDetector:
         self._utterance = []
         self._started_at = None
         self._confirmed = False
-        self._paused = False
+        self._paused = self._rechecked = False
         self._stop_ms = None
         self._voiced_s = self._silence_s = 0.0

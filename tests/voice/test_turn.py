@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from callswarm.serve import end_of_turn
@@ -27,6 +28,7 @@ from voice.turn import (
     installed_smart_turn,
     spoken,
     when_over,
+    when_over_again,
 )
 from voice.vad import VadConfig
 
@@ -387,3 +389,54 @@ def test_a_judged_end_may_not_wait_longer_than_the_stop() -> None:
         VadConfig(done_ms=600)
     with pytest.raises(ValueError, match="done_ms"):
         VadConfig(done_ms=0)
+
+
+def _silent_tail_s(pcm16: bytes) -> float:
+    """Seconds of digital silence at the end of the audio (the tests' pauses are zeros)."""
+    samples = np.frombuffer(pcm16, dtype="<i2")
+    voiced = np.flatnonzero(samples)
+    return (samples.size - (voiced[-1] + 1 if voiced.size else 0)) / 16000
+
+
+@pytest.mark.parametrize(("later", "wait"), [(True, (0.45, 0.6)), (False, (1.5, 1.8))])
+async def test_a_held_pause_is_judged_again_at_the_usual_stop(stt, later, wait) -> None:
+    """A model that hears the turn unfinished 150 ms into the pause may hear it finished
+    at 500 ms; the turn then ends there, not after the 1.6 s hold."""
+    said = trim(espeak("Can I speak to the pharmacist?"))
+    audio = silence(0.4) + said + silence(2.5)
+    spoken_until = (len(silence(0.4)) + len(said)) / 32000
+    turn = FixedTurn(lambda pcm: later and _silent_tail_s(pcm) > 0.4)
+    voice = judged_session(stt, turn, realtime=False, vad=VadConfig())
+    ends, _ = await ended_at(voice, audio)
+    assert len(ends) == 1
+    assert wait[0] < ends[0] - spoken_until < wait[1]
+    assert turn.calls == 2  # at 150 ms, and again at the stop
+
+
+@pytest.mark.parametrize(
+    ("probability", "text", "end"),
+    [
+        (0.95, "Can I speak to the pharmacist?", TurnEnd.NOW),
+        (0.85, "Can I speak to the pharmacist?", TurnEnd.HOLD),  # over, but not sure enough
+        (0.95, "Can I speak to the", TurnEnd.HOLD),  # the words still end mid-sentence
+    ],
+)
+def test_a_held_pause_ends_at_the_stop_only_when_the_model_is_sure(probability, text, end) -> None:
+    verdict = TurnVerdict(complete=probability >= 0.5, probability=probability, seconds=0.0)
+    assert when_over_again(verdict, text) is end
+
+
+async def test_a_live_held_pause_ends_when_judged_again_at_the_stop(stt) -> None:
+    """On a live line too: the second judgement runs beside the audio, and its verdict
+    ends the turn at the stop instead of the hold."""
+    turn = FixedTurn(lambda pcm: _silent_tail_s(pcm) > 0.4)
+    voice = judged_session(stt, turn, realtime=True, vad=VadConfig())
+    await fed(voice, silence(0.4) + trim(piper("Do you have any ibuprofen?")) + silence(0.2))
+    events: list = []
+    first = await next_of(voice, TurnJudgedEvent, events)
+    assert first.end is TurnEnd.HOLD and not first.again
+    await fed(voice, silence(0.35))
+    again = await next_of(voice, TurnJudgedEvent, events)
+    assert again.end is TurnEnd.NOW and again.again
+    await next_of(voice, SpeechEndedEvent, events)
+    await voice.close()

@@ -64,21 +64,32 @@ def test_a_long_monologue_is_cut_at_the_maximum_utterance(tts) -> None:
     assert turns and turns[0].duration == pytest.approx(3.0, abs=0.05)
 
 
+def kinds(events: list) -> list[str]:
+    """The events' kinds, in order, without the "Speech" every one starts with."""
+    return [type(e).__name__.removeprefix("Speech") for e in events]
+
+
 def test_a_pause_offers_the_utterance_so_far_and_voice_withdraws_it(tts) -> None:
     from voice.vad import SpeechPaused, SpeechResumed
 
     first, rest = trim(piper("I would like")), trim(piper("two boxes of ibuprofen."))
     events = run(silence(0.5) + first + silence(0.3) + rest + silence(1.0))
-    kinds = [type(e).__name__ for e in events]
-    assert kinds == [
-        "SpeechStarted",
-        "SpeechPaused",
-        "SpeechResumed",
-        "SpeechPaused",
-        "SpeechEnded",
-    ]
+    assert kinds(events) == "Started Paused Resumed Paused Ended".split()
     last_pause = [e for e in events if isinstance(e, SpeechPaused)][-1]
     end = ended(events)[0]
     # What was offered for decoding is the utterance; only silence came after it.
     assert end.audio.startswith(last_pause.audio)
     assert all(not isinstance(e, SpeechResumed) for e in events[events.index(last_pause) :])
+
+
+def test_a_pause_is_offered_again_once_at_the_recheck(tts) -> None:
+    from voice.vad import SpeechStillPaused
+
+    first = trim(piper("I would like"))
+    config = VadConfig(stop_ms=2000, recheck_ms=500)
+    events = run(silence(0.5) + first + silence(0.7) + first + silence(2.5), config)
+    assert kinds(events) == "Started Paused StillPaused Resumed Paused StillPaused Ended".split()
+    still = [e for e in events if isinstance(e, SpeechStillPaused)]
+    assert len(still[0].audio) > len(first)
+    with pytest.raises(ValueError, match="recheck_ms"):
+        VadConfig(recheck_ms=100)
