@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -250,11 +251,34 @@ def _gasp(rng: np.random.Generator, dur: float, amp: float = 1.0) -> np.ndarray:
     return amp * (nz + 0.25 * v) * env
 
 
+def _lone_cough(
+    seed: int,
+    length: float,
+    at: float,
+    peak_db: float,
+    *,
+    room: tuple[float, float] = (0.05, 0.12),
+    muffle: Gain | None = None,
+    **unit: Any,
+) -> bytes:
+    """One cough (`_cough_unit`) at `at` in `length` seconds of room, the generator seeded
+    with `seed`; `muffle`, a filter over it (then brought back to full scale)."""
+    rng = np.random.default_rng(seed)
+    c = _cough_unit(rng, **unit)
+    if muffle is not None:
+        c = _peak1(_shape(c, muffle))
+    buf = np.zeros(_n(length))
+    _add(buf, at, c)
+    return _finish(_room(buf, rng, *room), peak_db, seed)
+
+
 @functools.cache
 def cough_single() -> bytes:
-    rng = np.random.default_rng(101)
-    c = _cough_unit(
-        rng,
+    return _lone_cough(
+        101,
+        0.55,
+        0.04,
+        -4.0,
         dur=0.42,
         f0_pts=[(0, 210), (0.06, 250), (0.2, 190), (0.42, 160)],
         vowel=V_UH,
@@ -263,9 +287,6 @@ def cough_single() -> bytes:
         body_tau=0.09,
         tail_tau=0.10,
     )
-    buf = np.zeros(_n(0.55))
-    _add(buf, 0.04, c)
-    return _finish(_room(buf, rng, 0.05, 0.12), -4.0, 101)
 
 
 @functools.cache
@@ -323,9 +344,12 @@ def cough_fit_of_three() -> bytes:
 
 @functools.cache
 def cough_chesty() -> bytes:
-    rng = np.random.default_rng(104)
-    c = _cough_unit(
-        rng,
+    return _lone_cough(
+        104,
+        0.82,
+        0.04,
+        -4.0,
+        room=(0.05, 0.10),
         dur=0.68,
         f0_pts=[(0, 130), (0.07, 150), (0.3, 115), (0.68, 95)],
         vowel=V_OH,
@@ -337,16 +361,15 @@ def cough_chesty() -> bytes:
         chest=0.85,
         rough=0.05,
     )
-    buf = np.zeros(_n(0.82))
-    _add(buf, 0.04, c)
-    return _finish(_room(buf, rng, 0.05, 0.10), -4.0, 104)
 
 
 @functools.cache
 def cough_dry() -> bytes:
-    rng = np.random.default_rng(105)
-    c = _cough_unit(
-        rng,
+    return _lone_cough(
+        105,
+        0.34,
+        0.03,
+        -5.0,
         dur=0.24,
         f0_pts=[(0, 280), (0.04, 300), (0.24, 240)],
         vowel=V_IH,
@@ -357,16 +380,17 @@ def cough_dry() -> bytes:
         bright=1.4,
         voice_onset=0.02,
     )
-    buf = np.zeros(_n(0.34))
-    _add(buf, 0.03, c)
-    return _finish(_room(buf, rng, 0.05, 0.12), -5.0, 105)
 
 
 @functools.cache
 def cough_muffled_into_elbow() -> bytes:
-    rng = np.random.default_rng(106)
-    c = _cough_unit(
-        rng,
+    return _lone_cough(
+        106,
+        0.58,
+        0.04,
+        -7.0,
+        room=(0.06, 0.15),
+        muffle=lambda f: _lp(700, 3)(f) + 0.6 * _formant_gain(f, ((220, 120, 1.0),), 0.0),
         dur=0.45,
         f0_pts=[(0, 190), (0.06, 230), (0.45, 150)],
         vowel=V_UH,
@@ -375,10 +399,6 @@ def cough_muffled_into_elbow() -> bytes:
         body_tau=0.1,
         tail_tau=0.11,
     )
-    c = _shape(c, lambda f: _lp(700, 3)(f) + 0.6 * _formant_gain(f, ((220, 120, 1.0),), 0.0))
-    buf = np.zeros(_n(0.58))
-    _add(buf, 0.04, _peak1(c))
-    return _finish(_room(buf, rng, 0.06, 0.15), -7.0, 106)
 
 
 @functools.cache
