@@ -53,6 +53,16 @@ SILENCE_AFTER_S = 2.0
 TOKENS_PER_SECOND_OF_AUDIO = 50
 # Encoder outputs kept for the same audio decoded again (one per decode worker, and one).
 ENCODED_KEPT = 3
+# A catalogue word in a transcript is checked against the audio when the decode doubts
+# itself (its log-probability per token is below DOUBTED_DECODE), and taken for the
+# prompt's own when Whisper, reading the words again without the catalogue's prompt,
+# gives that word's tokens less than UNHEARD_NAME each on average. Read on 259
+# transcripts of two sentence sets (benchmarks/product_names.py, 9 voices, clean and
+# phone band): every name the caller had said scored above -6.9; 11 of 19 the prompt
+# made up ("Mole, Sertraline, Mole," for "any paracetamol in stock") below -7.0; every
+# decode holding one was below -0.55 (docs/performance.md).
+DOUBTED_DECODE = -0.35
+UNHEARD_NAME = -7.0
 
 
 def bundled_whisper() -> Path:
@@ -202,6 +212,8 @@ class WhisperSTT:
         # Without the catalogue: for a few words said over a reply ("mm-hmm", "right"),
         # which the biased prompt turned into product names ("Cough Syrup", "Bright").
         self._plain_prompt = self._model.get_prompt(tokenizer, [], without_timestamps=True)
+        # The words the prompt lists: only those can be the prompt's inventions.
+        self._prompted = frozenset(_WORD.findall((self.hotwords or "").lower()))
         self._suppress = get_suppressed_tokens(tokenizer, [-1])
         self._primers: dict[str, list[int]] = {}
         self._encoded: dict[tuple[int, int], tuple[object, int]] = {}
@@ -251,6 +263,16 @@ class WhisperSTT:
             if fitted:
                 ((text, logprob), *rest), no_speech = self._decode_fitted(audio, plain, prompt)
                 others = tuple(t for t, _ in rest if t and t != text)
+                if not (plain or primer) and logprob < DOUBTED_DECODE:
+                    unheard = self._unheard(audio, text)
+                    if unheard:
+                        # The prompt wrote a name the audio does not hold: what Whisper
+                        # hears without the catalogue is the truer reading, and the search
+                        # can still find the product in it by sound, as a guess to ask about.
+                        log.info("stt_name_unheard words=%d", len(unheard))  # no words in logs
+                        plain = True
+                        ((text, logprob), *_rest), no_speech = self._decode_fitted(audio, True)
+                        others = ()
             else:
                 text, logprob, no_speech = self._decode_full(audio, plain, primer)
             if fitted and degenerate(text):
@@ -309,19 +331,50 @@ class WhisperSTT:
     def _forced(self, audio: np.ndarray, tokens: list[list[int]]) -> list[Any]:
         """Whisper's decoder forced through each token list on the audio, without the
         catalogue's prompt: each text's token probabilities and its alignment."""
+        with self._slots:
+            return self._aligned(audio, tokens)
+
+    def _aligned(self, audio: np.ndarray, tokens: list[list[int]]) -> list[Any]:
+        """`_forced`, for a caller that holds a decode slot already."""
         import ctranslate2
 
+        encoded, frames = self._encode_fitted(audio)
+        # align() takes one encoder output per text.
+        batch = np.repeat(np.asarray(encoded), len(tokens), axis=0)
+        aligned: list[Any] = self._model.model.align(
+            ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)),
+            self._plain_prompt,
+            tokens,
+            frames,
+        )
+        return aligned
+
+    def unheard_sync(self, pcm16: bytes, text: str) -> list[str]:
+        """The words of `text` the catalogue's prompt lists and the audio does not hold
+        (16 kHz PCM16): a transcript with one is decoded again without the prompt."""
+        if self.context != "fit" or len(pcm16) >= 2 * 29 * RATE:
+            return []  # as transcribe_sync: checked on the fitted window only
+        audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         with self._slots:
-            encoded, frames = self._encode_fitted(audio)
-            # align() takes one encoder output per text.
-            batch = np.repeat(np.asarray(encoded), len(tokens), axis=0)
-            aligned: list[Any] = self._model.model.align(
-                ctranslate2.StorageView.from_array(np.ascontiguousarray(batch)),
-                self._plain_prompt,
-                tokens,
-                frames,
-            )
-            return aligned
+            return self._unheard(audio, text)
+
+    def _unheard(self, audio: np.ndarray, text: str) -> list[str]:
+        """The words of `text` that the catalogue's prompt lists and the audio does not
+        hold: read without the prompt, each of their tokens is unlikely (UNHEARD_NAME)."""
+        tokens = self._encode_text(" " + text.strip())
+        words, word_tokens = self._tokenizer.split_to_word_tokens(tokens + [self._eot])
+        spans, start = [], 0
+        for word, pieces in zip(words, word_tokens, strict=True):
+            end = min(start + len(pieces), len(tokens))
+            found = _WORD.findall(word.lower())
+            if found and all(w in self._prompted for w in found) and end > start:
+                spans.append((word.strip().strip(",.;:!?"), start, end))
+            start = end
+        if not spans:
+            return []
+        (result,) = self._aligned(audio, [tokens])
+        logs = [math.log(max(p, 1e-12)) for p in result.text_token_probs]
+        return [word for word, a, b in spans if sum(logs[a:b]) / (b - a) < UNHEARD_NAME]
 
     def score_sync(self, pcm16: bytes, texts: Sequence[str]) -> list[float]:
         """Each text's mean log-probability per token as a reading of the audio: Whisper's

@@ -169,3 +169,37 @@ def test_the_whole_vocabulary_whisper_reads_is_the_names_first(stt, caplog) -> N
     assert kept == too_many[: len(kept)] and 0 < len(kept) < len(too_many)
     assert len(cut._encode_text(" " + cut.hotwords)) <= cut._model.max_length // 2 - 1
     assert f"kept={len(kept)} of=200" in caplog.text
+
+
+def test_a_name_the_audio_does_not_hold_is_told_from_one_it_does(stt) -> None:
+    """Through noise, the catalogue's prompt makes Whisper write names nobody said ("Mole,
+    Sertraline, Mole," for "any paracetamol in stock"). Read again without the prompt, a
+    name the audio holds stays likely; one it does not hold does not."""
+    audio = silence(0.3) + piper("Hi there, do you have any paracetamol in stock?")
+    assert stt.unheard_sync(audio, "Hi there, do you have any Paracetamol in stock?") == []
+    made_up = "Hi there, do you have any Sertraline in stock?"
+    assert stt.unheard_sync(audio, made_up) == ["Sertraline"]
+    # Words the prompt does not list are never the prompt's invention.
+    assert stt.unheard_sync(audio, "Hi there, do you have any marmalade in stock?") == []
+    # Nor are the caller's own everyday words that the prompt happens to list.
+    cold = silence(0.3) + espeak("I have a bad cold and a sore throat.", "en-gb+f3")
+    assert stt.unheard_sync(cold, "I have a bad cold and a sore throat.") == []
+
+
+def test_a_doubted_decode_with_an_unheard_name_is_read_without_the_prompt(stt, monkeypatch) -> None:
+    """The wiring: when the check finds a name unheard, the transcript is the plain one.
+    Both thresholds opened, so every listed word counts as unheard on any decode."""
+    import voice.stt
+
+    said = "I need loratadine for my hay fever."
+    audio = mix(silence(0.3) + espeak(said, "en-us") + silence(0.3), 100)
+    plain = stt.transcribe_sync(audio, plain=True)
+    biased = stt.transcribe_sync(audio)
+    # Unbiased, tiny.en hears "lore attending"; the prompt gives it the name.
+    assert "Loratadine" in biased.text and "Loratadine" not in plain.text, (plain, biased)
+    monkeypatch.setattr(voice.stt, "DOUBTED_DECODE", 1.0)
+    monkeypatch.setattr(voice.stt, "UNHEARD_NAME", 1.0)
+    checked = stt.transcribe_sync(audio)
+    assert checked.text == plain.text
+    assert checked.confidence == pytest.approx(plain.confidence)
+    assert checked.alternatives == ()
