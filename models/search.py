@@ -183,7 +183,9 @@ def _windows(tokens: list[str], max_n: int = 4) -> set[tuple[str, ...]]:
 
 
 @lru_cache(maxsize=1024)
-def _targets(name: str, ingredient: str) -> tuple[tuple[tuple[str, ...], float], ...]:
+def _targets(
+    name: str, ingredient: str, brands: tuple[str, ...] = ()
+) -> tuple[tuple[tuple[str, ...], float], ...]:
     """Words a caller may say for a product, with how much a match on each counts."""
     words = tuple(_tokens(name))
     out = {words: 1.0}
@@ -196,7 +198,26 @@ def _targets(name: str, ingredient: str) -> tuple[tuple[tuple[str, ...], float],
     first = tuple(_tokens(_first_ingredient(ingredient)))
     if first:
         out.setdefault(first, 0.9)
+    for brand in brands:
+        out.setdefault((brand,), 0.9)
     return tuple(out.items())
+
+
+@lru_cache(maxsize=8)
+def _brands(products: tuple[_Named, ...]) -> dict[str, tuple[str, ...]]:
+    """Each product's brands: callers name a product by brand ("Piriton", "Lamisil") as
+    often as by drug, and the recogniser mangles a brand as it does a drug ("Tyritan",
+    "Lamissol"), so a brand is matched as a name is, by letters and by sound. A brand is
+    a keyword no dictionary holds, of one drug's products only, and no product's name:
+    "hayfever" is two drugs' keyword, "lactulose" a name already."""
+    in_names = {w for p in products for w in _tokens(p.name)}
+    holders: dict[str, set[str]] = {}
+    for p in products:
+        for word in set(_tokens(p.keywords)):
+            if len(word) >= 5 and word.isalpha() and word not in in_names:
+                holders.setdefault(word, set()).add(_first_ingredient(p.active_ingredient))
+    brands = {w for w, drugs in holders.items() if len(drugs) == 1 and not is_english(w)}
+    return {p.sku: tuple(sorted(brands & set(_tokens(p.keywords)))) for p in products}
 
 
 @lru_cache(maxsize=4096)
@@ -217,6 +238,7 @@ class _Named(NamedTuple):
     sku: str
     name: str
     active_ingredient: str
+    keywords: str = ""
 
 
 def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
@@ -227,10 +249,11 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     windows = sorted(_windows(_tokens(query)))
     if not windows:
         return {p.sku: 0.0 for p in products}
+    brands = _brands(tuple(products))
     named = [
         (i, words, weight)
         for i, p in enumerate(products)
-        for words, weight in _targets(p.name, p.active_ingredient)
+        for words, weight in _targets(p.name, p.active_ingredient, brands[p.sku])
     ]
     targets = sorted({words for _, words, _ in named})
     column = {words: j for j, words in enumerate(targets)}
@@ -364,7 +387,9 @@ def search_products(
     # row each time cost more than the ranking (measured, docs/performance.md).
     named = [
         _Named(*row)
-        for row in db.exec(select(Product.sku, Product.name, Product.active_ingredient)).all()
+        for row in db.exec(
+            select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
+        ).all()
     ]
     names = _fuzzy_scores(named, query)
     scores = dict(names)
