@@ -32,6 +32,7 @@ from models.search import (
     search_products,
 )
 from models.shop import Product
+from models.sounds import is_english
 from swarm import ToolContext, ToolError
 
 log = logging.getLogger("agents.catalogue")
@@ -151,10 +152,20 @@ def brand_family(db: Session, name: str) -> list[Product]:
     joined when speech split them ("zir tec", "gavis con"). Measured before: "claritin
     for my hay fever" found nothing, because "fever" is in many products' keywords."""
     heard = [w for w in re.findall(r"[a-z0-9']+", name.lower()) if w not in _NOT_BRANDS]
-    said = {"".join(heard[i : i + n]) for n in (1, 2, 3) for i in range(len(heard) - n + 1)}
-    said = {w for w in said if len(w) >= 5}
+    runs = [heard[i : i + n] for n in (1, 2, 3) for i in range(len(heard) - n + 1)]
+    said = {"".join(run) for run in runs if len("".join(run)) >= 5}
     if not said:
         return []
+    # Only a word the recogniser made up is a brand misheard; dictionary words are what
+    # the caller said, but for a plural ("lozenges"). Matched loosely, "morning, i'm
+    # after ..." was "morningafter", and a caller after fibre was offered the
+    # morning-after pill.
+    said |= {w.removesuffix("es") for w in said} | {w.removesuffix("s") for w in said}
+    misheard = {
+        "".join(run)
+        for run in runs
+        if len("".join(run)) >= 7 and not all(is_english(w) or w.isdigit() for w in run)
+    }
     # The keyword columns only: whole rows are loaded for the brand's products alone (a
     # turn may ask this a dozen times; every row each time cost more than the matching).
     holders: dict[str, list[tuple[str, str, str]]] = {}
@@ -177,7 +188,7 @@ def brand_family(db: Session, name: str) -> list[Product]:
         if len(found) <= 4
         and len(named.get(word, ())) <= 1
         and len({_first_ingredient(active) for _, _, active in found}) == 1
-        and any(w == word or len(w) >= 7 and ratio(word, w) >= BRAND_SCORE for w in said)
+        and (word in said or any(ratio(word, w) >= BRAND_SCORE for w in misheard))
     ]
     if not brands:
         return []

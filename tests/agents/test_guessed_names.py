@@ -250,7 +250,14 @@ async def test_a_brand_or_a_word_of_the_name_says_which_of_two_drugs_of_one_form
 
 
 @pytest.mark.parametrize(
-    "said", ["Morning, I'd like to place an order", "Good morning, have you got any plasters?"]
+    "said",
+    [
+        "Morning, I'd like to place an order",
+        "Good morning, have you got any plasters?",
+        # Heard through the phone band for "Morning, er, I'm after a box of Fybogel":
+        # "morning i'm after" was taken for "morningafter", a brand misheard.
+        "morning, I'm after a month of Ibexole, or in get you got it for me ma'am.",
+    ],
 )
 async def test_a_greeting_is_no_product(shop: Services, said: str) -> None:
     [reply] = await talk(shop, "c", said)
@@ -258,8 +265,28 @@ async def test_a_greeting_is_no_product(shop: Services, said: str) -> None:
     assert lines_of(shop, "c") == []
 
 
-def test_the_morning_after_pill_is_still_found(shop: Services) -> None:
-    answer = _answer(shop, "do you have the morning after pill")
+def test_a_keyword_said_in_the_plural_still_names_its_product(shop: Services) -> None:
+    """Only made-up words match a brand loosely; a dictionary word may still differ
+    from the keyword by its plural ("thirty packs of the lozenges")."""
+    from agents.tools.catalogue import choose_product
+
+    with Session(shop.db) as db:
+        chosen = choose_product(db, ["lozenges"], "thirty packs of the lozenges please")
+    assert getattr(chosen, "name", chosen) == "Honey and Lemon Throat Lozenges"
+
+
+async def test_im_after_is_not_the_morning_after_pill(shop: Services) -> None:
+    """ "I'm after" is how many callers ask for something."""
+    [reply] = await talk(shop, "c", "Morning, I'm after some plasters please")
+    assert "Emergency Contraception" not in reply and "Plasters" in reply, reply
+    assert "EMERG-1" not in {sku for _, sku, _, _ in lines_of(shop, "c")}
+
+
+@pytest.mark.parametrize(
+    "said", ["do you have the morning after pill", "I need the morning-after pill, please"]
+)
+def test_the_morning_after_pill_is_still_found(shop: Services, said: str) -> None:
+    answer = _answer(shop, said)
     assert [p.name for p in answer.products] == ["Emergency Contraception"], answer
 
 
