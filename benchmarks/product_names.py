@@ -12,7 +12,7 @@ transcript is printed as well, and what the agent would say of each transcript: 
 product offered, one asked about first ("did you say ...?", for a product found by a
 guess), or a list of options.
 
-    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|fresh3|all]
+    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|fresh3|fresh4|fresh5|all]
         [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
         [--rescore K [--margin M]] [--gate T] [--denoise none|rnnoise|deepfilter]
 
@@ -130,7 +130,9 @@ def denoiser(kind: str) -> Callable[[bytes], bytes] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--set", default="daily", choices=("daily", "heldout", "fresh", "fresh2", "fresh3", "all")
+        "--set",
+        default="daily",
+        choices=("daily", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all"),
     )
     parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--conditions", default="clean,phone10")
