@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 from typing import NamedTuple
 
 import numpy as np
@@ -204,7 +206,7 @@ def _targets(
 
 
 @lru_cache(maxsize=8)
-def _brands(products: tuple[_Named, ...]) -> dict[str, tuple[str, ...]]:
+def _brands(products: tuple[_Named, ...]) -> Mapping[str, tuple[str, ...]]:
     """Each product's brands: callers name a product by brand ("Piriton", "Lamisil") as
     often as by drug, and the recogniser mangles a brand as it does a drug ("Tyritan",
     "Lamissol"), so a brand is matched as a name is, by letters and by sound. A brand is
@@ -217,7 +219,9 @@ def _brands(products: tuple[_Named, ...]) -> dict[str, tuple[str, ...]]:
             if len(word) >= 5 and word.isalpha() and word not in in_names:
                 holders.setdefault(word, set()).add(_first_ingredient(p.active_ingredient))
     brands = {w for w, drugs in holders.items() if len(drugs) == 1 and not is_english(w)}
-    return {p.sku: tuple(sorted(brands & set(_tokens(p.keywords)))) for p in products}
+    return MappingProxyType(
+        {p.sku: tuple(sorted(brands & set(_tokens(p.keywords)))) for p in products}
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -249,17 +253,28 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     windows = sorted(_windows(_tokens(query)))
     if not windows:
         return {p.sku: 0.0 for p in products}
-    brands = _brands(tuple(products))
+    # Without keywords (`only_everyday_words`' one product) there are no brands to find.
+    brands = _brands(tuple(products)) if any(p.keywords for p in products) else {}
     named = [
         (i, words, weight)
         for i, p in enumerate(products)
-        for words, weight in _targets(p.name, p.active_ingredient, brands[p.sku])
+        for words, weight in _targets(p.name, p.active_ingredient, brands.get(p.sku, ()))
     ]
     targets = sorted({words for _, words, _ in named})
     column = {words: j for j, words in enumerate(targets)}
     # A match that explains more of what was said beats a short exact word: "omega pra
     # zole" is Omeprazole, not Omega 3.
     covered, alike = _similarities(windows, targets)
+    # A dictionary word is what the caller said, not a brand misheard: "station" is not
+    # "statin", nor "salon" Savlon. A brand is heard by its letters or sound only in
+    # words the recogniser made up, or said as it is.
+    names = {w for p in products for w, _ in _targets(p.name, p.active_ingredient)}
+    only_brands = [column[(b,)] for bs in brands.values() for b in bs if (b,) not in names]
+    if only_brands:
+        spelled = np.array(["".join(w) for w in windows], dtype=object)
+        heard_as_is = spelled[:, None] == np.array([targets[j][0] for j in only_brands])[None, :]
+        made_up = np.array([_made_up(w) for w in windows])[:, None]
+        alike[:, only_brands] = np.where(made_up | heard_as_is, alike[:, only_brands], 0.0)
     best = [0.0] * len(products)
     for i, words, weight in named:
         j = column[words]

@@ -113,6 +113,23 @@ def test_a_brand_misheard_finds_its_product_by_name(db, heard: str, sku: str) ->
     assert hits[0].name_score >= 0.78
 
 
+@pytest.mark.parametrize(
+    ("said", "brand_of"),
+    [
+        ("any station near you", "ATOR20-28"),  # statin
+        ("is that the salon on the corner", "ANTIS-30"),  # savlon
+        ("the motoring is awful this morning", "IBU200-24"),  # motrin
+    ],
+)
+def test_a_dictionary_word_is_never_a_brand_misheard(db, said: str, brand_of: str) -> None:
+    with Session(db) as s:
+        found = {h.product.sku for h in search_products(s, said)}
+        # The brand itself, said, still finds it: what makes the test able to fail.
+        brand = {"ATOR20-28": "statin", "ANTIS-30": "savlon", "IBU200-24": "motrin"}[brand_of]
+        assert brand_of in {h.product.sku for h in search_products(s, f"any {brand} please")}
+    assert brand_of not in found, found
+
+
 def test_a_brand_is_one_drugs_keyword_that_no_dictionary_holds(db) -> None:
     """ "hayfever" is a keyword of two drugs: said as "hay fever", it would otherwise
     outrank the drug the caller named ("Vexof netting for hay fever")."""
