@@ -32,7 +32,6 @@ from models.search import (
     search_products,
 )
 from models.shop import Product
-from models.sounds import is_english
 from swarm import ToolContext, ToolError
 
 log = logging.getLogger("agents.catalogue")
@@ -149,29 +148,21 @@ def brand_family(db: Session, name: str) -> list[Product]:
 
     A keyword counts as a brand only when it is in a few products of one ingredient, so
     a symptom is not a brand; the rarest such word wins. Heard words match it closely,
-    joined when speech split them ("zir tec", "gavis con"). Measured before: "claritin
-    for my hay fever" found nothing, because "fever" is in many products' keywords."""
+    joined when speech split them ("clare it in", "gavis con"). Measured before:
+    "claritin for my hay fever" found nothing, because "fever" is in many products'
+    keywords."""
     heard = [w for w in re.findall(r"[a-z0-9']+", name.lower()) if w not in _NOT_BRANDS]
-    runs = [heard[i : i + n] for n in (1, 2, 3) for i in range(len(heard) - n + 1)]
-    said = {"".join(run) for run in runs if len("".join(run)) >= 5}
+    said = {"".join(heard[i : i + n]) for n in (1, 2, 3) for i in range(len(heard) - n + 1)}
+    said = {w for w in said if len(w) >= 5}
     if not said:
         return []
-    # Only a word the recogniser made up is a brand misheard; dictionary words are what
-    # the caller said, but for a plural ("lozenges"). Matched loosely, "morning, i'm
-    # after ..." was "morningafter", and a caller after fibre was offered the
-    # morning-after pill.
-    said |= {w.removesuffix("es") for w in said} | {w.removesuffix("s") for w in said}
-    misheard = {
-        "".join(run)
-        for run in runs
-        if len("".join(run)) >= 7 and not all(is_english(w) or w.isdigit() for w in run)
-    }
     # The keyword columns only: whole rows are loaded for the brand's products alone (a
     # turn may ask this a dozen times; every row each time cost more than the matching).
     holders: dict[str, list[tuple[str, str, str]]] = {}
     # A word in the names of several drugs is what they are, not a brand: "cream" is a
     # keyword of one cream, and the form of seven more.
     named: dict[str, set[str]] = {}
+    greeted: set[str] = set()
     for sku, product_name, active, keywords in db.exec(
         select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
     ):
@@ -179,6 +170,7 @@ def brand_family(db: Session, name: str) -> list[Product]:
             named.setdefault(word, set()).add(_first_ingredient(active))
         words = keywords.lower().split()
         pairs = {a + b for a, b in zip(words, words[1:], strict=False) if a in _GREETINGS}
+        greeted |= pairs
         for word in {w for w in words if w not in _GREETINGS} | pairs:
             if len(word) >= 5:
                 holders.setdefault(word, []).append((sku, product_name, active))
@@ -188,7 +180,14 @@ def brand_family(db: Session, name: str) -> list[Product]:
         if len(found) <= 4
         and len(named.get(word, ())) <= 1
         and len({_first_ingredient(active) for _, _, active in found}) == 1
-        and (word in said or any(ratio(word, w) >= BRAND_SCORE for w in misheard))
+        and (
+            word.replace("-", "") in said
+            or word.removesuffix("s") in said  # "a sachet"
+            # A greeting's pair is said as it is: matched loosely, "morning, i'm after
+            # ..." was "morningafter", and a caller after fibre was offered the pill.
+            or word not in greeted
+            and any(len(w) >= 7 and ratio(word, w) >= BRAND_SCORE for w in said)
+        )
     ]
     if not brands:
         return []

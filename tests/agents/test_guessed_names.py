@@ -265,20 +265,36 @@ async def test_a_greeting_is_no_product(shop: Services, said: str) -> None:
     assert lines_of(shop, "c") == []
 
 
-def test_a_keyword_said_in_the_plural_still_names_its_product(shop: Services) -> None:
-    """Only made-up words match a brand loosely; a dictionary word may still differ
-    from the keyword by its plural ("thirty packs of the lozenges")."""
-    from agents.tools.catalogue import choose_product
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("thirty packs of the lozenges please", "Honey and Lemon Throat Lozenges"),
+        ("just a sachet of the rehydration stuff", "Oral Rehydration Salts"),
+    ],
+)
+def test_a_keyword_said_in_the_plural_or_not_still_names_its_product(
+    shop: Services, said: str, name: str
+) -> None:
+    """A word may differ from the keyword by its plural, either way."""
+    from agents.tools.catalogue import brand_family
 
     with Session(shop.db) as db:
-        chosen = choose_product(db, ["lozenges"], "thirty packs of the lozenges please")
-    assert getattr(chosen, "name", chosen) == "Honey and Lemon Throat Lozenges"
+        family = [p.name for p in brand_family(db, said)]
+    assert family == [name], family
 
 
-async def test_im_after_is_not_the_morning_after_pill(shop: Services) -> None:
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Morning, I'm after something for my back",
+        # Typed, or passed on by the model, without the apostrophe.
+        "morning im after something for my cough",
+    ],
+)
+async def test_im_after_is_not_the_morning_after_pill(shop: Services, said: str) -> None:
     """ "I'm after" is how many callers ask for something."""
-    [reply] = await talk(shop, "c", "Morning, I'm after some plasters please")
-    assert "Emergency Contraception" not in reply and "Plasters" in reply, reply
+    [reply] = await talk(shop, "c", said)
+    assert "Emergency Contraception" not in reply, reply
     assert "EMERG-1" not in {sku for _, sku, _, _ in lines_of(shop, "c")}
 
 
