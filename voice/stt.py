@@ -14,9 +14,9 @@ repeated opening is cut (`collapse_repeats`). Measured on 52 synthesised
 phrases, word error 22% against 26% for the full window, decode p50 0.28 s
 against 1.02 s (docs/performance.md). `context="full"` keeps Whisper's own path.
 
-The module runs past 400 lines for one reason: decoding, forced scoring and placing
-words share one loaded model, its kept encoder outputs and its decode slots, and
-split apart each would reach into the others' state.
+The module runs past 400 lines for one reason: decoding, forced scoring, placing
+words and checking a name against the audio share one loaded model, its kept encoder
+outputs and its decode slots, and split apart each would reach into the others' state.
 """
 
 from __future__ import annotations
@@ -56,11 +56,11 @@ ENCODED_KEPT = 3
 # A catalogue word in a transcript is checked against the audio when the decode doubts
 # itself (its log-probability per token is below DOUBTED_DECODE), and taken for the
 # prompt's own when Whisper, reading the words again without the catalogue's prompt,
-# gives that word's tokens less than UNHEARD_NAME each on average. Read on 259
-# transcripts of two sentence sets (benchmarks/product_names.py, 9 voices, clean and
-# phone band): every name the caller had said scored above -6.9; 11 of 19 the prompt
-# made up ("Mole, Sertraline, Mole," for "any paracetamol in stock") below -7.0; every
-# decode holding one was below -0.55 (docs/performance.md).
+# gives that word's tokens less than UNHEARD_NAME each on average. Read on the 864
+# transcripts of two sentence sets (benchmarks/unheard_names.py, 9 voices, clean and
+# phone band): 1 of 372 listed words the caller said scored below -7.0, 16 of 40 the
+# prompt made up did ("Mole, Sertraline, Mole," for "any paracetamol in stock"), and
+# every decode holding a made-up one was below -0.55 (docs/performance.md).
 DOUBTED_DECODE = -0.35
 UNHEARD_NAME = -7.0
 
@@ -191,7 +191,7 @@ class WhisperSTT:
         # in this engine's own queue: waiting in asyncio's shared threads (six on two
         # cores) would hold the ones the swarm's database writes need.
         self._pool = ThreadPoolExecutor(workers, thread_name_prefix="whisper")
-        self._slots = threading.BoundedSemaphore(workers)  # for callers of transcribe_sync
+        self._slots = threading.BoundedSemaphore(workers)  # for the *_sync entry points
         self.beam_size = beam_size
         self.context = context
         self.alternatives = min(alternatives, beam_size - 1)
@@ -263,7 +263,7 @@ class WhisperSTT:
             if fitted:
                 ((text, logprob), *rest), no_speech = self._decode_fitted(audio, plain, prompt)
                 others = tuple(t for t, _ in rest if t and t != text)
-                if not (plain or primer) and logprob < DOUBTED_DECODE:
+                if not (plain or primer or degenerate(text)) and logprob < DOUBTED_DECODE:
                     unheard = self._unheard(audio, text)
                     if unheard:
                         # The prompt wrote a name the audio does not hold: what Whisper
@@ -352,15 +352,21 @@ class WhisperSTT:
     def unheard_sync(self, pcm16: bytes, text: str) -> list[str]:
         """The words of `text` the catalogue's prompt lists and the audio does not hold
         (16 kHz PCM16): a transcript with one is decoded again without the prompt."""
+        return [w for w, score in self.listed_scores_sync(pcm16, text) if score < UNHEARD_NAME]
+
+    def listed_scores_sync(self, pcm16: bytes, text: str) -> list[tuple[str, float]]:
+        """Each word of `text` that the catalogue's prompt lists, with its tokens' mean
+        log-probability read without the prompt (benchmarks/unheard_names.py)."""
         if self.context != "fit" or len(pcm16) >= 2 * 29 * RATE:
             return []  # as transcribe_sync: checked on the fitted window only
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         with self._slots:
-            return self._unheard(audio, text)
+            return self._listed_scores(audio, text)
 
     def _unheard(self, audio: np.ndarray, text: str) -> list[str]:
-        """The words of `text` that the catalogue's prompt lists and the audio does not
-        hold: read without the prompt, each of their tokens is unlikely (UNHEARD_NAME)."""
+        return [w for w, score in self._listed_scores(audio, text) if score < UNHEARD_NAME]
+
+    def _listed_scores(self, audio: np.ndarray, text: str) -> list[tuple[str, float]]:
         tokens = self._encode_text(" " + text.strip())
         words, word_tokens = self._tokenizer.split_to_word_tokens(tokens + [self._eot])
         spans, start = [], 0
@@ -374,7 +380,7 @@ class WhisperSTT:
             return []
         (result,) = self._aligned(audio, [tokens])
         logs = [math.log(max(p, 1e-12)) for p in result.text_token_probs]
-        return [word for word, a, b in spans if sum(logs[a:b]) / (b - a) < UNHEARD_NAME]
+        return [(word, sum(logs[a:b]) / (b - a)) for word, a, b in spans]
 
     def score_sync(self, pcm16: bytes, texts: Sequence[str]) -> list[float]:
         """Each text's mean log-probability per token as a reading of the audio: Whisper's
