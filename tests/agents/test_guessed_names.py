@@ -257,6 +257,10 @@ async def test_a_brand_or_a_word_of_the_name_says_which_of_two_drugs_of_one_form
         # Heard through the phone band for "Morning, er, I'm after a box of Fybogel":
         # "morning i'm after" was taken for "morningafter", a brand misheard.
         "morning, I'm after a month of Ibexole, or in get you got it for me ma'am.",
+        # "I'm after" is how many callers ask; typed, or passed on by the model, the
+        # apostrophe may be gone.
+        "Morning, I'm after something for my back",
+        "morning im after something for my cough",
     ],
 )
 async def test_a_greeting_is_no_product(shop: Services, said: str) -> None:
@@ -281,21 +285,6 @@ def test_a_keyword_said_in_the_plural_or_not_still_names_its_product(
     with Session(shop.db) as db:
         family = [p.name for p in brand_family(db, said)]
     assert family == [name], family
-
-
-@pytest.mark.parametrize(
-    "said",
-    [
-        "Morning, I'm after something for my back",
-        # Typed, or passed on by the model, without the apostrophe.
-        "morning im after something for my cough",
-    ],
-)
-async def test_im_after_is_not_the_morning_after_pill(shop: Services, said: str) -> None:
-    """ "I'm after" is how many callers ask for something."""
-    [reply] = await talk(shop, "c", said)
-    assert "Emergency Contraception" not in reply, reply
-    assert "EMERG-1" not in {sku for _, sku, _, _ in lines_of(shop, "c")}
 
 
 @pytest.mark.parametrize(
