@@ -224,6 +224,27 @@ def _brands(products: tuple[_Named, ...]) -> Mapping[str, tuple[str, ...]]:
     )
 
 
+@lru_cache(maxsize=8)
+def _target_table(
+    products: tuple[_Named, ...],
+) -> tuple[
+    tuple[tuple[int, tuple[str, ...], float], ...],
+    tuple[tuple[str, ...], ...],
+    tuple[tuple[str, ...], ...],
+]:
+    """Every (product, target, weight), then the targets that are names or ingredients,
+    then those that are brands only: built once per catalogue, not once per search."""
+    # Without keywords (`only_everyday_words`' one product) there are no brands to find.
+    brands = _brands(products) if any(p.keywords for p in products) else {}
+    named = tuple(
+        (i, words, weight)
+        for i, p in enumerate(products)
+        for words, weight in _targets(p.name, p.active_ingredient, brands.get(p.sku, ()))
+    )
+    names = tuple(sorted({w for p in products for w, _ in _targets(p.name, p.active_ingredient)}))
+    return named, names, tuple(sorted({words for _, words, _ in named} - set(names)))
+
+
 @lru_cache(maxsize=4096)
 def _made_up(window: tuple[str, ...]) -> bool:
     """The window is mostly a word the recogniser made up: "low remide", never "up and
@@ -253,45 +274,52 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     windows = sorted(_windows(_tokens(query)))
     if not windows:
         return {p.sku: 0.0 for p in products}
-    # Without keywords (`only_everyday_words`' one product) there are no brands to find.
-    brands = _brands(tuple(products)) if any(p.keywords for p in products) else {}
-    named = [
-        (i, words, weight)
-        for i, p in enumerate(products)
-        for words, weight in _targets(p.name, p.active_ingredient, brands.get(p.sku, ()))
-    ]
-    targets = sorted({words for _, words, _ in named})
+    named, names, only_brands = _target_table(tuple(products))
+    targets = [*names, *only_brands]
     column = {words: j for j, words in enumerate(targets)}
+    spoken = max(len("".join(w)) for w in windows)
+    covered = np.zeros((len(windows), len(targets)))
+    alike = np.zeros((len(windows), len(targets)))
     # A match that explains more of what was said beats a short exact word: "omega pra
     # zole" is Omeprazole, not Omega 3.
-    covered, alike = _similarities(windows, targets)
+    covered[:, : len(names)], alike[:, : len(names)] = _similarities(windows, list(names), spoken)
     # A dictionary word is what the caller said, not a brand misheard: "station" is not
     # "statin", nor "salon" Savlon. A brand is heard by its letters or sound only in
-    # words the recogniser made up, or said as it is.
-    names = {w for p in products for w, _ in _targets(p.name, p.active_ingredient)}
-    only_brands = [column[(b,)] for bs in brands.values() for b in bs if (b,) not in names]
-    if only_brands:
-        spelled = np.array(["".join(w) for w in windows], dtype=object)
-        heard_as_is = spelled[:, None] == np.array([targets[j][0] for j in only_brands])[None, :]
-        made_up = np.array([_made_up(w) for w in windows])[:, None]
-        alike[:, only_brands] = np.where(made_up | heard_as_is, alike[:, only_brands], 0.0)
+    # words the recogniser made up, or said as it is; other windows are not compared
+    # with brands at all, which keeps the cost of the extra names to the few made up.
+    said_brands = {words[0] for words in only_brands}
+    rows = [r for r, w in enumerate(windows) if _made_up(w) or "".join(w) in said_brands]
+    if only_brands and rows:
+        cols = np.arange(len(names), len(targets))
+        some = [windows[r] for r in rows]
+        part_covered, part_alike = _similarities(some, list(only_brands), spoken)
+        made_up = np.array([_made_up(w) for w in some])[:, None]
+        as_is = (
+            np.array(["".join(w) for w in some], dtype=object)[:, None]
+            == np.array([b[0] for b in only_brands], dtype=object)[None, :]
+        )
+        cells = np.ix_(np.array(rows, dtype=np.intp), cols)
+        covered[cells] = part_covered
+        alike[cells] = np.where(made_up | as_is, part_alike, 0.0)
     best = [0.0] * len(products)
     for i, words, weight in named:
         j = column[words]
+        if j >= len(names) and not rows:
+            continue  # no window was compared with the brands
         best[i] = max(best[i], float(np.max(weight * covered[:, j] * alike[:, j])))
     # Below 0.78, a "match" is two unrelated words that share a few letters.
     return {p.sku: (b if b >= 0.78 else 0.0) for p, b in zip(products, best, strict=True)}
 
 
 def _similarities(
-    windows: list[tuple[str, ...]], targets: list[tuple[str, ...]]
+    windows: list[tuple[str, ...]], targets: list[tuple[str, ...]], spoken: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For every window against every target: the share of what was said it covers,
-    and how alike they are (`_similarity`, and by sound for made-up words); 0 where
-    their lengths rule a match out."""
+    """For every window against every target: the share of what was said it covers
+    (of `spoken`, the longest window's letters), and how alike they are
+    (`_similarity`, and by sound for made-up words); 0 where their lengths rule a match
+    out."""
     grams = ["".join(w) for w in windows]
     names = ["".join(t) for t in targets]
-    spoken = max(len(g) for g in grams)
     g_len, t_len = np.array([len(g) for g in grams]), np.array([len(n) for n in names])
     covered = np.repeat((0.9 + 0.1 * np.minimum(1.0, g_len / spoken))[:, None], len(names), 1)
     letters = (
