@@ -19,12 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _harness import REPO  # noqa: E402
+from _harness import REPO, pct  # noqa: E402
 
 sys.path.insert(0, str(REPO))
 
@@ -50,12 +51,15 @@ def main() -> None:
         f"{'transcripts':<28} {'condition':<9} {'n':>4} "
         + " ".join(f"{k:>{len(k)}}" for k in KINDS)
     )
+    took: list[float] = []
     for path in args.dumps:
         counts: dict[str, Counter[str]] = {}
         for line in path.read_text().splitlines():
             record = json.loads(line)
             with Session(db) as session:
+                started = time.perf_counter()
                 answer = answer_search(session, record["heard"], record["heard"], "USD")
+                took.append(time.perf_counter() - started)
             shown = [p.name for p in answer.products]
             right = set(record["right"])
             if len(shown) == 1:
@@ -75,6 +79,12 @@ def main() -> None:
                 + " ".join(f"{seen[k]:>{len(k)}}" for k in KINDS)
             )
     db.dispose()
+    # The first answers warm the caches; the rest are what a turn pays.
+    warm = sorted(took[50:] or took)
+    print(
+        f"answer_search per transcript: p50 {1000 * pct(warm, 0.5):.2f} ms, "
+        f"p95 {1000 * pct(warm, 0.95):.2f} ms ({len(warm)} after 50 to warm up)"
+    )
 
 
 if __name__ == "__main__":
