@@ -224,7 +224,9 @@ def _brands(products: tuple[_Named, ...]) -> Mapping[str, tuple[str, ...]]:
     )
 
 
-@lru_cache(maxsize=8)
+# `only_everyday_words` asks about one product at a time: room for those beside the
+# catalogue's own table, which a turn would otherwise rebuild.
+@lru_cache(maxsize=128)
 def _target_table(
     products: tuple[_Named, ...],
 ) -> tuple[
