@@ -205,7 +205,6 @@ def _targets(
     return tuple(out.items())
 
 
-@lru_cache(maxsize=8)
 def _brands(products: tuple[_Named, ...]) -> Mapping[str, tuple[str, ...]]:
     """Each product's brands: callers name a product by brand ("Piriton", "Lamisil") as
     often as by drug, and the recogniser mangles a brand as it does a drug ("Tyritan",
@@ -290,19 +289,20 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     # words the recogniser made up, or said as it is; other windows are not compared
     # with brands at all, which keeps the cost of the extra names to the few made up.
     said_brands = {words[0] for words in only_brands}
-    rows = [r for r, w in enumerate(windows) if _made_up(w) or "".join(w) in said_brands]
+    made_up = [_made_up(w) for w in windows]
+    rows = [r for r, w in enumerate(windows) if made_up[r] or "".join(w) in said_brands]
     if only_brands and rows:
         cols = np.arange(len(names), len(targets))
         some = [windows[r] for r in rows]
         part_covered, part_alike = _similarities(some, list(only_brands), spoken)
-        made_up = np.array([_made_up(w) for w in some])[:, None]
+        some_made_up = np.array([made_up[r] for r in rows])[:, None]
         as_is = (
             np.array(["".join(w) for w in some], dtype=object)[:, None]
             == np.array([b[0] for b in only_brands], dtype=object)[None, :]
         )
         cells = np.ix_(np.array(rows, dtype=np.intp), cols)
         covered[cells] = part_covered
-        alike[cells] = np.where(made_up | as_is, part_alike, 0.0)
+        alike[cells] = np.where(some_made_up | as_is, part_alike, 0.0)
     best = [0.0] * len(products)
     for i, words, weight in named:
         j = column[words]

@@ -146,6 +146,10 @@ def degenerate(text: str) -> bool:
     return len(data) > 24 and len(data) / len(zlib.compress(data)) > 2.4
 
 
+def _unheard_of(scores: list[tuple[str, float]]) -> list[str]:
+    return [word for word, score in scores if score < UNHEARD_NAME]
+
+
 def single_threaded_blas() -> None:
     """Keep numpy's BLAS to one thread, for the whole process.
 
@@ -257,14 +261,14 @@ class WhisperSTT:
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         started = time.perf_counter()
         with self._slots:
-            fitted = self.context == "fit" and audio.size < 29 * RATE
+            fitted = self._fits(audio.size)
             prompt = self._primed(primer) if primer else None
             others: tuple[str, ...] = ()
             if fitted:
                 ((text, logprob), *rest), no_speech = self._decode_fitted(audio, plain, prompt)
                 others = tuple(t for t, _ in rest if t and t != text)
                 if not (plain or primer or degenerate(text)) and logprob < DOUBTED_DECODE:
-                    unheard = self._unheard(audio, text)
+                    unheard = _unheard_of(self._listed_scores(audio, text))
                     if unheard:
                         # The prompt wrote a name the audio does not hold: what Whisper
                         # hears without the catalogue is the truer reading, and the search
@@ -303,6 +307,10 @@ class WhisperSTT:
             with self._encoded_lock:
                 self._primers[primer] = prompt
         return prompt
+
+    def _fits(self, samples: int) -> bool:
+        """Decoded on a window fitted to the audio, which holds under 29 s of it."""
+        return self.context == "fit" and samples < 29 * RATE
 
     def _encode_fitted(self, audio: np.ndarray) -> tuple[object, int]:
         """The encoder's output for a fitted window, and the window's mel frames. The
@@ -352,19 +360,16 @@ class WhisperSTT:
     def unheard_sync(self, pcm16: bytes, text: str) -> list[str]:
         """The words of `text` the catalogue's prompt lists and the audio does not hold
         (16 kHz PCM16): a transcript with one is decoded again without the prompt."""
-        return [w for w, score in self.listed_scores_sync(pcm16, text) if score < UNHEARD_NAME]
+        return _unheard_of(self.listed_scores_sync(pcm16, text))
 
     def listed_scores_sync(self, pcm16: bytes, text: str) -> list[tuple[str, float]]:
         """Each word of `text` that the catalogue's prompt lists, with its tokens' mean
         log-probability read without the prompt (benchmarks/unheard_names.py)."""
-        if self.context != "fit" or len(pcm16) >= 2 * 29 * RATE:
+        if not self._fits(len(pcm16) // 2):
             return []  # as transcribe_sync: checked on the fitted window only
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
         with self._slots:
             return self._listed_scores(audio, text)
-
-    def _unheard(self, audio: np.ndarray, text: str) -> list[str]:
-        return [w for w, score in self._listed_scores(audio, text) if score < UNHEARD_NAME]
 
     def _listed_scores(self, audio: np.ndarray, text: str) -> list[tuple[str, float]]:
         tokens = self._encode_text(" " + text.strip())
@@ -401,7 +406,7 @@ class WhisperSTT:
         faster-whisper's word timestamps). Past the audio's end lies the window's
         padded silence, where a word Whisper added on its own is stretched. Nothing
         for a turn too long for the fitted window."""
-        if not text.strip() or self.context != "fit" or len(pcm16) >= 2 * 29 * RATE:
+        if not text.strip() or not self._fits(len(pcm16) // 2):
             # Placing was measured on the fitted window only, with silence after the audio.
             return []
         audio = np.frombuffer(pcm16, dtype="<i2").astype(np.float32) / 32768.0
