@@ -4,6 +4,8 @@ gateway that are not about recognition or synthesis (those keep the real engines
 `FakeTTS` speaks a voiced buzz, as long as the text would take to say, that the VAD
 hears as speech; `FakeSTT` hears whatever it is told to, in order. A test of the
 loop can then speak `FakeTTS` audio as its caller and script what was "heard".
+`loud_is_speech` is the second opinion on speech (`voice.voiced.SpeechGauge`) for the
+same buzz, which Silero rightly takes for no speech.
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ from voice.speech import SpeechToText, TextToSpeech, Transcript, Word
 RATE = 16000
 # Speech runs near 13 characters a second; a reply's length in the fake follows it.
 SECONDS_PER_CHAR = 1 / 13
+
+
+def loud_is_speech(pcm16: bytes) -> float:
+    """A `SpeechGauge` that loads nothing: anything louder than a quiet line is speech."""
+    samples = np.frombuffer(pcm16[: len(pcm16) // 2 * 2], "<i2").astype(np.float64)
+    return 1.0 if samples.size and np.abs(samples).max() > 1000 else 0.0
 
 
 def buzz(seconds: float, sample_rate: int = RATE, pitch: float = 140.0) -> bytes:

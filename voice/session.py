@@ -40,6 +40,7 @@ from voice.events import (
     VoiceEvent,
 )
 from voice.frames import AudioFrame
+from voice.noise import noise_turn
 from voice.normalize import for_speech
 from voice.overlap import read_aside
 from voice.recording import Recording
@@ -57,6 +58,7 @@ from voice.vad import (
     VadConfig,
     VadEvent,
 )
+from voice.voiced import SpeechGauge, silero_voiced
 
 log = logging.getLogger("voice.session")
 
@@ -160,6 +162,16 @@ class _Turn:
                 transcript = await self._transcript
             else:
                 transcript = await voice.stt.transcribe(self._audio)
+            if await noise_turn(
+                voice.stt,
+                self._audio,
+                transcript.text,
+                session_id=voice.session_id,
+                gauge=voice.gauge,
+            ):
+                # Nothing was said: told as a turn heard as nothing, which answers nothing.
+                log.info("turn_noise session_id=%s", voice.session_id)
+                transcript = replace(transcript, text="")
             self.transcribed = voice.clock()
             voice._emit(
                 TranscriptEvent(
@@ -277,8 +289,11 @@ class VoiceSession:
         frame_ms: int = 20,
         realtime: bool = True,
         lead_s: float = 0.1,
+        gauge: SpeechGauge = silero_voiced,
     ) -> None:
         self.session_id = session_id
+        # A second model's opinion of whether audio holds speech at all (`voice.voiced`).
+        self.gauge = gauge
         self.responder = responder
         self.stt, self.tts = stt, tts
         self.output_rate = output_rate
@@ -535,6 +550,7 @@ class VoiceSession:
             # the caller is speaking again: the end of that decides.
             still_held=lambda: self._held is held and not self._detector.in_speech,
             session_id=self.session_id,
+            gauge=self.gauge,
         )
         if reading is None:
             return

@@ -69,6 +69,16 @@ def cough(seconds: float = 0.1, seed: int = 2) -> bytes:
     return burst.astype("<i2").tobytes()
 
 
+def hacking_cough(seconds: float = 0.4, seed: int = 0) -> bytes:
+    """A cough as long as a word: a burst of breath over a low voiced note, falling away.
+    Voiced enough for the VAD to take it for the start of a turn."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(int(RATE * seconds)) / RATE
+    body = 0.6 * rng.normal(0, 1, t.size) + np.sin(2 * np.pi * rng.uniform(150, 300) * t)
+    falling = np.exp(-3 * t / seconds) * np.minimum(1, t / 0.01)
+    return (9000 * body * falling).clip(-32768, 32767).astype("<i2").tobytes()
+
+
 def mix(pcm: bytes, noise_level: float, seed: int = 3) -> bytes:
     samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
     rng = np.random.default_rng(seed)

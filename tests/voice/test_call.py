@@ -18,7 +18,7 @@ from voice.events import (
     TurnMetricsEvent,
     VoiceEvent,
 )
-from voice.fakes import FakeSTT, FakeTTS, buzz
+from voice.fakes import FakeSTT, FakeTTS, buzz, loud_is_speech
 from voice.frames import AudioFrame
 from voice.session import Responder, VoiceSession
 
@@ -110,7 +110,14 @@ class Line:
 
 
 def session(stt: FakeSTT, tts: FakeTTS, port: Port, *, realtime: bool = False) -> VoiceSession:
-    return VoiceSession("caller-1", port.responder("caller-1"), stt=stt, tts=tts, realtime=realtime)
+    return VoiceSession(
+        "caller-1",
+        port.responder("caller-1"),
+        stt=stt,
+        tts=tts,
+        realtime=realtime,
+        gauge=loud_is_speech,
+    )
 
 
 LOG = CallLog(logging.getLogger("tests.voice.call"), "call", "call_id=c-1")

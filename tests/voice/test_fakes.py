@@ -10,7 +10,7 @@ from callswarm.app import build_services
 from callswarm.settings import Settings
 from callswarm.voice_bridge import SwarmResponder
 from voice.events import ReplyAudioEvent, ReplyDoneEvent, TranscriptEvent, TurnMetricsEvent
-from voice.fakes import FakeSTT, FakeTTS, buzz
+from voice.fakes import FakeSTT, FakeTTS, buzz, loud_is_speech
 from voice.frames import AudioFrame
 from voice.session import VoiceSession
 from voice.speech import SpeechToText, TextToSpeech
@@ -40,7 +40,14 @@ async def test_a_turn_through_the_loop_on_the_fakes(tmp_path) -> None:
     stt.on_decode = decodes.append
     try:
         session = services.engine.session("web-fakes", services.swarm)
-        voice = VoiceSession("web-fakes", SwarmResponder(session), stt=stt, tts=tts, realtime=False)
+        voice = VoiceSession(
+            "web-fakes",
+            SwarmResponder(session),
+            stt=stt,
+            tts=tts,
+            realtime=False,
+            gauge=loud_is_speech,
+        )
         for chunk in frames(silence(0.5) + buzz(1.5) + silence(1.0)):
             await voice.push(AudioFrame(chunk, 16000))
         events: list = []
@@ -80,3 +87,9 @@ async def test_words_come_as_whisper_places_them() -> None:
     assert [w.text for w in words] == [" Two", " boxes", ",", " please", "."]
     assert words[0].start == 0.0 and words[-1].end == 1.0
     assert "".join(w.text for w in words).strip() == "Two boxes, please."
+
+
+def test_the_fake_gauge_hears_the_fake_voice_and_not_silence() -> None:
+    assert loud_is_speech(buzz(0.3)) == 1.0
+    assert loud_is_speech(b"\0\0" * 8000) == 0.0
+    assert loud_is_speech(b"") == 0.0
