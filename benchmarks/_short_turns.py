@@ -1,0 +1,73 @@
+"""Short turns callers say to the pharmacy assistant, written on 2026-12-05 by someone who saw no
+rule or list of the project: the words a noise filter must never drop."""
+
+SHORT_TURNS = (
+    # Yes/no answers and their variants.
+    "Yeah.",
+    "Nah.",
+    "Yes please.",
+    "Not really.",
+    "No thanks.",
+    "Yep.",
+    "Sure.",
+    "Go on then.",
+    "Yes, go ahead.",
+    "I think so.",
+    "Nope.",
+    "That's right.",
+    # Quantities and numbers.
+    "Just the one.",
+    "Three.",
+    "Two packs.",
+    "A couple.",
+    "Just two, please.",
+    "Twelve.",
+    "One box.",
+    "Half a dozen.",
+    # Short questions.
+    "How much?",
+    "Is it in stock?",
+    "Sorry?",
+    "What's that?",
+    "Can you repeat that?",
+    "When do you close?",
+    "Is it non-drowsy?",
+    "Pardon?",
+    "Do you deliver?",
+    # Products and symptoms.
+    "Paracetamol.",
+    "Ibuprofen, please.",
+    "Calpol.",
+    "My back.",
+    "Hay fever.",
+    "Migraine.",
+    "Tylenol.",
+    "Something for heartburn.",
+    "A sore throat.",
+    "Cough syrup.",
+    # Names, postcodes and choices.
+    "It's Sarah Jones.",
+    "M1 1AE.",
+    "The first one.",
+    # Help and urgency.
+    "I feel faint.",
+    "Help me.",
+    "I can't breathe.",
+    "It's an emergency.",
+    "Chest pain.",
+    "Please hurry.",
+    # Closings and politeness.
+    "That's everything.",
+    "Bye then.",
+    "Cheers.",
+    "Thanks, bye.",
+    "Lovely, thank you.",
+    "Thank you so much.",
+    "No, that's it.",
+    "Have a good day.",
+    # Hesitations and fillers followed by a word.
+    "Erm, yes.",
+    "Uh, two.",
+    "Um, Lemsip?",
+    "Er, the blue one.",
+)
