@@ -11,11 +11,11 @@ import re
 import signal
 import sys
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -28,7 +28,7 @@ from tests.test_cli import base_env
 from tests.web.console import Sse
 
 from ..conftest import ONLY_POSTGRESQL, worker_ports
-from .sipp import free_udp_port, scenario, sipp
+from .sipp import SippRun, free_udp_port, scenario, sipp
 from .test_kamailio import MODULES, Kamailio, running
 from .test_sipp_calls import caller_turns
 
@@ -39,6 +39,7 @@ TOKEN, SECRET = "cluster-test-token", "cluster-test-secret-cluster-test-secret"
 # A scripted reply is spoken in well under LISTEN_S. Hanging up sooner (BRIEF_S) keeps
 # the reply's words up to where it was cut, which is all some calls need.
 LISTEN_S, BRIEF_S = 6.0, 2.5
+T = TypeVar("T")
 
 
 @dataclass
@@ -265,6 +266,20 @@ async def calls_spread_and_one_console_shows_them_all(
     assert "Your order is 2 packs of Paracetamol" in replies[-1], replies[-1]
 
 
+async def before_it_ends(call: asyncio.Task[SippRun], waiting: Awaitable[T]) -> T:
+    """What `waiting` gives, unless the call ends first: then sipp's own account of the
+    call is the failure, not a wait that runs out."""
+    wait = asyncio.ensure_future(waiting)
+    await asyncio.wait({wait, call}, return_when=asyncio.FIRST_COMPLETED)
+    if wait.done():
+        return wait.result()
+    wait.cancel()
+    with suppress(asyncio.CancelledError):
+        await wait
+    run = call.result()  # sipp's own error, if it failed to run
+    raise AssertionError(f"the call ended first, rc {run.returncode}:\n{run.output[-3000:]}")
+
+
 async def killing_a_gateway_mid_call_loses_no_committed_message(
     cluster, dispatcher, console, tts, tmp_path, database_url
 ) -> None:
@@ -274,22 +289,27 @@ async def killing_a_gateway_mid_call_loses_no_committed_message(
         phone(tts, tmp_path, dispatcher, "+15550302", lines, max_seconds=90)
     )
     try:
-        started = await console.until(
-            lambda e: e["kind"] == "call_started" and e["client_id"] == "+15550302"
+        started = await before_it_ends(
+            long_call,
+            console.until(lambda e: e["kind"] == "call_started" and e["client_id"] == "+15550302"),
         )
         victim = cluster[started["data"]["instance"]]
         survivor = cluster["b" if victim.name == "a" else "a"]
         # The caller's first words are answered, and the answer committed (the greeting
         # came before them): then the victim dies, mid-call.
-        asked = await console.until(
-            lambda e: e["kind"] == "user_message" and e["client_id"] == "+15550302"
+        asked = await before_it_ends(
+            long_call,
+            console.until(lambda e: e["kind"] == "user_message" and e["client_id"] == "+15550302"),
         )
-        await console.until(
-            lambda e: (
-                e["kind"] == "assistant_message"
-                and e["client_id"] == "+15550302"
-                and e["id"] > asked["id"]
-            )
+        await before_it_ends(
+            long_call,
+            console.until(
+                lambda e: (
+                    e["kind"] == "assistant_message"
+                    and e["client_id"] == "+15550302"
+                    and e["id"] > asked["id"]
+                )
+            ),
         )
         victim.process.send_signal(signal.SIGKILL)
         await victim.process.wait()
