@@ -75,14 +75,21 @@ _TURN_NO_SPEECH = 0.75
 # and the VAD's padding included, and Silero's cost grows with the audio (about 3 ms a
 # second, on the way to every reply).
 TURN_NOISE_MAX_S = 3.0
+RATE = 16000  # the VAD's, at which turns are cut
 # Words a caller's call for help holds: whatever Whisper and Silero think of the audio,
 # and however much it sounds like a backchannel, such a reading cuts the reply and is
 # heard as a turn. Not the reply's own echo: a reply that says "call 999" must not be
 # cut by itself. Digits are joined, so "9-1-1" is 911.
 _MUST_HEAR = frozenset(
-    """help emergency ambulance overdose overdosed breathe breathing unconscious collapsed
-    collapse 911 999 112 988""".split()
+    """help emergency ambulance overdose overdosed breathe breathing breath unconscious
+    collapsed collapse choking choke bleeding seizure stroke allergic anaphylaxis
+    anaphylactic faint fainted fainting chest poison poisoned poisoning suicide suicidal
+    dying hurry 911 999 112 988""".split()
 )
+# Numbers said as words join as digits do: "nine nine nine" is 999.
+_DIGITS = {
+    w: str(i) for i, w in enumerate("zero one two three four five six seven eight nine".split())
+}
 
 
 def words_of(text: str) -> list[str]:
@@ -94,6 +101,7 @@ def _said(words: list[str]) -> set[str]:
     said: set[str] = set(words)
     run = ""
     for w in [*words, ""]:
+        w = _DIGITS.get(w, w)
         if w.isdigit():
             run += w
         elif run:
@@ -171,14 +179,14 @@ async def noise_turn(
     holds no speech: a cough, a sneeze, a door. Silero is asked first, for 1 to 3 ms; the
     audio is read again without the prompt only when Silero hears no speech in it. When
     either model fails, or the turn is long, it is kept."""
-    if not heard.strip() or must_hear(heard) or len(audio) > TURN_NOISE_MAX_S * 32000:
+    if not heard.strip() or must_hear(heard) or len(audio) / 2 / RATE > TURN_NOISE_MAX_S:
         return False
     try:
         voiced = await asyncio.wait_for(asyncio.to_thread(gauge, audio), GAUGE_TIMEOUT_S)
     except Exception as error:
         log.warning("turn_ungauged session_id=%s error=%r", session_id, error)
         return False
-    if voiced >= TURN_SILERO:
+    if not voiced < TURN_SILERO:  # NaN too: Whisper never decides alone
         return False
     try:
         plain = await stt.transcribe(audio, plain=True)

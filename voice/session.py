@@ -107,6 +107,7 @@ class _Turn:
         end_wall: float | None = None,
         speech_s: float = 0.0,
         transcript: asyncio.Task[Transcript] | None = None,
+        judge_noise: bool = False,
     ) -> None:
         self.voice = voice
         self.said: str | None = None  # the caller's words, once transcribed
@@ -115,6 +116,7 @@ class _Turn:
         self.speech_s = speech_s
         self._audio = audio
         self._transcript = transcript  # decoded during the caller's pause, if they stayed silent
+        self._judge_noise = judge_noise  # may be dropped as noise (`voice.noise.noise_turn`)
         self.played: list[str] = []
         self.current: tuple[str, float] | None = None  # sentence, fraction played
         self.replying = False
@@ -162,7 +164,7 @@ class _Turn:
                 transcript = await self._transcript
             else:
                 transcript = await voice.stt.transcribe(self._audio)
-            if await noise_turn(
+            if self._judge_noise and await noise_turn(
                 voice.stt,
                 self._audio,
                 transcript.text,
@@ -170,7 +172,6 @@ class _Turn:
                 gauge=voice.gauge,
             ):
                 # Nothing was said: told as a turn heard as nothing, which answers nothing.
-                log.info("turn_noise session_id=%s", voice.session_id)
                 transcript = replace(transcript, text="")
             self.transcribed = voice.clock()
             voice._emit(
@@ -332,6 +333,9 @@ class VoiceSession:
         self._onset_quiet_until = 0.0  # stream time before which no hold comes at onset
         self._echoed: _Turn | None = None  # a reply heard back: held only once confirmed
         self._settling: asyncio.Task[None] | None = None
+        # A reply was cut for what the caller went on to say: that is answered, noise or
+        # not. Dropped, the words the cut reply was for would go unanswered.
+        self._answer_next = False
         self._out_resampler: StreamResampler | None = None
         self._done: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -611,6 +615,7 @@ class VoiceSession:
     async def say(self, text: str) -> None:
         """Speak prepared text (a greeting, an operator's words) without the responder."""
         await self._interrupt()
+        self._answer_next = False  # these words replace the reply
         self._track(_Turn(self, text=text))
 
     # --- turns --------------------------------------------------------------------------------
@@ -645,6 +650,8 @@ class VoiceSession:
         speculation = None
         if not own:
             speculation, self._speculation = self._speculation, None
+        # A turn of its own audio followed a barge-in its reading already took for words.
+        judge_noise, self._answer_next = not (own or self._answer_next), False
         if self._deciding is not None and self._deciding is not asyncio.current_task():
             self._deciding.cancel()  # ended by the hold or a push-to-talk release
         self._deciding = None
@@ -655,6 +662,7 @@ class VoiceSession:
                 end_wall=self._wall_at(ended.last_voice),
                 speech_s=ended.duration,
                 transcript=speculation,
+                judge_noise=judge_noise,
             )
         )
 
@@ -688,6 +696,7 @@ class VoiceSession:
         if turn is None or turn.task.done():
             return
         self._turn = None
+        self._answer_next = True
         turn.task.cancel()
         with suppress(asyncio.CancelledError):
             await turn.task

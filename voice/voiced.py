@@ -4,9 +4,9 @@ webrtcvad, which cuts the caller's utterances, takes a cough, a sneeze or a door
 voice, and Whisper then writes words for them ("What?", "I don't know."). Silero is
 trained to tell speech from such sounds. It ships inside the faster-whisper wheel
 (`faster_whisper/assets/silero_vad_v6.onnx`), so it costs no download and no
-dependency of its own. It only gives a second opinion on speech said over a reply
-(`voice.overlap`): through the phone band in noise it misses short words that
-webrtcvad and Whisper hear ("Sorry?" at 5 dB), so it never decides alone.
+dependency of its own. It only gives a second opinion (`voice.noise`), on speech
+said over a reply and on short turns: through the phone band in noise it misses short
+words that webrtcvad and Whisper hear ("Sorry?" at 5 dB), so it never decides alone.
 """
 
 from __future__ import annotations
