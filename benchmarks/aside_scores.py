@@ -1,5 +1,5 @@
 """What Whisper and Silero make of speech and of coughs over a reply: the evidence for the
-noise rule's thresholds (`voice.overlap`), in noise `asides.py` does not add.
+noise rule's thresholds (`voice.noise`), in noise `asides.py` does not add.
 
 Every stop and barge-in of `asides.py`'s lists, said in nine voices, and every cough
 and sound (`_sounds.py`), each cut as the VAD cuts it, wide and through the phone band,
