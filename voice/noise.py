@@ -159,6 +159,16 @@ def worth_gauging(heard: str, no_speech: float, confidence: float) -> bool:
     )
 
 
+async def gauged(gauge: SpeechGauge, audio: bytes, failed: str, session_id: str) -> float | None:
+    """Silero's opinion of `audio`, off the event loop and within `GAUGE_TIMEOUT_S`; None,
+    logged as `failed`, when it fails or is late: then the other evidence decides."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(gauge, audio), GAUGE_TIMEOUT_S)
+    except Exception as error:
+        log.warning("%s session_id=%s error=%r", failed, session_id, error)
+        return None
+
+
 class PlainReader(Protocol):
     """What reading a turn again needs of the recogniser (`voice.stt.WhisperSTT`)."""
 
@@ -181,12 +191,8 @@ async def noise_turn(
     either model fails, or the turn is long, it is kept."""
     if not heard.strip() or must_hear(heard) or len(audio) / 2 / RATE > TURN_NOISE_MAX_S:
         return False
-    try:
-        voiced = await asyncio.wait_for(asyncio.to_thread(gauge, audio), GAUGE_TIMEOUT_S)
-    except Exception as error:
-        log.warning("turn_ungauged session_id=%s error=%r", session_id, error)
-        return False
-    if not voiced < TURN_SILERO:  # NaN too: Whisper never decides alone
+    voiced = await gauged(gauge, audio, "turn_ungauged", session_id)
+    if voiced is None or not voiced < TURN_SILERO:  # NaN too: Whisper never decides alone
         return False
     try:
         plain = await stt.transcribe(audio, plain=True)

@@ -23,7 +23,6 @@ echo is often heard as no word of the reply at all ("three options" as "Reoxy").
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -34,8 +33,9 @@ from rapidfuzz import fuzz
 
 from voice.echo import ECHO_LIKENESS, echo_likeness
 from voice.noise import (
-    GAUGE_TIMEOUT_S,
     MOST_WORDS,
+    PlainReader,
+    gauged,
     made_of_noise,
     must_hear,
     stop_or_question,
@@ -173,12 +173,8 @@ def primed_backchannel(reading: str) -> str | None:
     return text if text.endswith((".", "?", "!")) else text + "."
 
 
-class AsideReader(Protocol):
+class AsideReader(PlainReader, Protocol):
     """What reading an aside needs of the recogniser (`voice.stt.WhisperSTT`)."""
-
-    async def transcribe(
-        self, pcm16: bytes, sample_rate: int = ..., *, plain: bool = ..., primer: str | None = ...
-    ) -> Transcript: ...
 
     async def score(self, pcm16: bytes, texts: Sequence[str]) -> list[float]: ...
 
@@ -220,10 +216,8 @@ async def read_aside(
     heard = transcript.text
     voiced = 1.0
     if worth_gauging(heard, transcript.no_speech, transcript.confidence):
-        try:
-            voiced = await asyncio.wait_for(asyncio.to_thread(gauge, audio), GAUGE_TIMEOUT_S)
-        except Exception as error:  # without the second opinion, the words alone decide
-            log.warning("aside_ungauged session_id=%s error=%r", session_id, error)
+        opinion = await gauged(gauge, audio, "aside_ungauged", session_id)
+        voiced = 1.0 if opinion is None else opinion  # without it, the words alone decide
         if not still_held():
             return None
     reason = aside(
