@@ -17,6 +17,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+# The first set's filters and timing, the same code: the sounds are this set's own.
+from _sounds import _bp, _hp, _lp, _n
+from _sounds import _time as _t
+
 SR = 16000
 
 Gain = Callable[[np.ndarray], np.ndarray]
@@ -33,27 +37,6 @@ NOSE: Peaks = ((280, 180, 1.0), (1050, 400, 0.35), (2300, 600, 0.2), (3600, 800,
 
 
 # --------------------------------------------------------------------------- parts
-
-
-def _n(seconds: float) -> int:
-    return int(round(seconds * SR))
-
-
-def _t(n: int) -> np.ndarray:
-    return np.arange(n) / SR
-
-
-def _lp(fc: float, order: int = 2) -> Gain:
-    return lambda f: 1.0 / np.sqrt(1.0 + (f / fc) ** (2 * order))
-
-
-def _hp(fc: float, order: int = 2) -> Gain:
-    return lambda f: 1.0 / np.sqrt(1.0 + (fc / np.maximum(f, 1e-3)) ** (2 * order))
-
-
-def _bp(lo: float, hi: float, order: int = 2) -> Gain:
-    high, low = _hp(lo, order), _lp(hi, order)
-    return lambda f: high(f) * low(f)
 
 
 def _peaks(peaks: Peaks, floor: float = 0.0) -> Gain:
