@@ -59,8 +59,8 @@ _NO_SPEECH_FOR_A_STOP = 0.85
 # read off synthetic voices only.
 _SILERO_SPEECH = 0.5
 _NO_SPEECH_WITH_SILERO = 0.7
-# How long the second opinion may take before the words alone decide: the reply is
-# held meanwhile. It takes 1 to 3 ms a clip.
+# How long the second opinion may take before the other evidence decides: a held reply,
+# or a turn, waits meanwhile. It takes 1 to 3 ms for a second of audio.
 GAUGE_TIMEOUT_S = 0.25
 # A turn is noise only when Silero's every window is below half its own threshold, and
 # Whisper's plain reading takes the audio for no speech. Read off 169 short turns,
@@ -186,8 +186,8 @@ async def noise_turn(
     gauge: SpeechGauge = silero_voiced,
 ) -> bool:
     """A turn heard while no reply plays (`heard`, read with the catalogue's prompt) that
-    holds no speech: a cough, a sneeze, a door. Silero is asked first, for 1 to 3 ms; the
-    audio is read again without the prompt only when Silero hears no speech in it. When
+    holds no speech: a cough, a sneeze, a door. Silero is asked first (4 ms p50 with the
+    thread's hand-off); the audio is read again without the prompt only when Silero hears no speech in it. When
     either model fails, or the turn is long, it is kept."""
     if not heard.strip() or must_hear(heard) or len(audio) / 2 / RATE > TURN_NOISE_MAX_S:
         return False
