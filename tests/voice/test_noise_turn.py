@@ -68,6 +68,8 @@ async def test_a_turn_silero_hears_no_speech_in_is_noise_when_whisper_hears_none
 async def test_a_turn_silero_hears_speech_in_is_not_read_again() -> None:
     stt = _Plain("Okay.", 0.99)
     assert await noise_turn(stt, burst(), "Okay.", gauge=lambda pcm: 0.3) is False
+    # No opinion is not "no speech": Whisper never decides alone.
+    assert await noise_turn(stt, burst(), "Okay.", gauge=lambda pcm: float("nan")) is False
     assert stt.asked == []
 
 
