@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pyVoIP.RTP import PayloadType
 
 from telephony.adapter import PCMA, AdaptedCall
+from telephony.quiet import LineQuiet
 from voice.call import CallLog, Finish, run_call
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw, pcm16_to_ulaw, ulaw_to_pcm16
 from voice.events import (
@@ -44,9 +45,20 @@ RATE = 8000
 # Inbound packets waiting for the event loop: 5 s. Past that the loop is badly behind,
 # and the oldest audio is the least useful.
 MAX_INBOUND = 250
-GAP_S = 0.1  # no packet for this long: the caller's phone is suppressing silence
+# How often a quiet line is looked at: `LineQuiet` says whether its quiet is silence yet.
+TICK_S = 0.1
 HOLD_TIMEOUT_S = 600.0  # held this long without a resume: hung up
-_GAP_SILENCE = b"\x00\x00" * int(RATE * GAP_S)
+
+
+@dataclass(frozen=True, slots=True)
+class _Packet:
+    """A packet's audio, stamped on pyVoIP's thread as it came off the socket: the event
+    loop may read it late, and the line's quiet is the phone's, not the loop's."""
+
+    payload: bytes
+    alaw: bool
+    at: float
+    timestamp: int
 
 
 @dataclass(frozen=True)
@@ -80,6 +92,10 @@ class CallSummary:
     dropped_in: int
     bad_packets: int
     underruns: int
+    # Quiet on the line filled in as silence that the packets then showed was held up:
+    # how often, and how much. A sentence cut by it may have been misheard.
+    stalls: int
+    stalled_s: float
     holds: int  # times the caller put the call on hold
     dtmf: tuple[str, ...]
     transcripts: tuple[str, ...]
@@ -124,7 +140,8 @@ class PhoneCall:
         self._encode = pcm16_to_alaw if self.codec is PCMA else pcm16_to_ulaw
         self._rtp_timeout = rtp_timeout
         self._loop = asyncio.get_running_loop()
-        self._inbound: asyncio.Queue[tuple[str, bytes | str] | None] = asyncio.Queue()
+        self._inbound: asyncio.Queue[_Packet | tuple[str, str] | None] = asyncio.Queue()
+        self._quiet = LineQuiet(RATE, time.monotonic())
         self._dropped = 0
         self._ended_by: str | None = None
         self._dtmf: list[str] = []
@@ -150,8 +167,9 @@ class PhoneCall:
 
     # --- pyVoIP's threads ------------------------------------------------------------------
 
-    def audio(self, payload: bytes, codec: PayloadType) -> None:
-        self._loop.call_soon_threadsafe(self._put, ("alaw" if codec is PCMA else "ulaw", payload))
+    def audio(self, payload: bytes, codec: PayloadType, timestamp: int) -> None:
+        packet = _Packet(payload, codec is PCMA, time.monotonic(), timestamp)
+        self._loop.call_soon_threadsafe(self._put, packet)
 
     def dtmf(self, key: str) -> None:
         self._loop.call_soon_threadsafe(self._put, ("dtmf", key))
@@ -164,7 +182,7 @@ class PhoneCall:
 
     # --- the event loop -------------------------------------------------------------------
 
-    def _put(self, item: tuple[str, bytes | str]) -> None:
+    def _put(self, item: _Packet | tuple[str, str]) -> None:
         if self._inbound.qsize() >= MAX_INBOUND:
             self._inbound.get_nowait()
             self._dropped += 1
@@ -208,19 +226,23 @@ class PhoneCall:
             dropped_in=self._dropped,
             bad_packets=self.media.bad_packets,
             underruns=self.media.pmout.underruns,
+            stalls=self._quiet.stalls,
+            stalled_s=self._quiet.stalled_s,
             holds=self._holds,
             dtmf=tuple(self._dtmf),
             transcripts=tuple(self._transcripts),
             replies=tuple(self._replies),
         )
         log.info(
-            "call_ended call_id=%s client_id=%s by=%s duration_s=%.1f underruns=%d bad_packets=%d",
+            "call_ended call_id=%s client_id=%s by=%s duration_s=%.1f underruns=%d "
+            "bad_packets=%d stalls=%d",
             summary.call_id,
             summary.client_id,
             summary.ended_by,
             summary.duration_s,
             summary.underruns,
             summary.bad_packets,
+            summary.stalls,
         )
         return summary
 
@@ -232,51 +254,58 @@ class PhoneCall:
                 self.call.hangup()
 
     async def _receive(self) -> None:
-        idle = 0.0
+        quiet = self._quiet
         while True:
             try:
                 # A timeout context, not wait_for: no task per packet on this hot path.
-                async with asyncio.timeout(GAP_S):
+                async with asyncio.timeout(TICK_S):
                     item = await self._inbound.get()
             except TimeoutError:
-                # Phones with silence suppression (and sipp between files) send nothing
-                # while the caller is quiet: no packets is silence, and it ends the turn.
-                idle += GAP_S
+                if not self._inbound.empty():
+                    continue  # the loop was late, not the phone: its packets are here
+                now = time.monotonic()
                 if self._held:
                     # On hold no media is expected, and none is silence; but a caller
                     # who holds and vanishes must not keep a line for ever.
-                    if idle >= HOLD_TIMEOUT_S:
+                    if quiet.quiet_s(now) >= HOLD_TIMEOUT_S:
                         log.warning("call_hold_timeout call_id=%s", self.call.call_id)
                         self._end("gateway")
                     continue
-                if idle >= self._rtp_timeout:
-                    log.warning("call_rtp_timeout call_id=%s seconds=%.0f", self.call.call_id, idle)
+                if quiet.quiet_s(now) >= self._rtp_timeout:
+                    log.warning(
+                        "call_rtp_timeout call_id=%s seconds=%.0f",
+                        self.call.call_id,
+                        quiet.quiet_s(now),
+                    )
                     self._end("gateway")
-                else:
-                    await self.voice.push(AudioFrame(_GAP_SILENCE, RATE))
+                elif samples := quiet.due(now):
+                    # Phones with silence suppression (and sipp between files) send
+                    # nothing while the caller is quiet: it is silence, and ends the turn.
+                    await self.voice.push(AudioFrame(b"\x00\x00" * samples, RATE))
                 continue
-            idle = 0.0
             if item is None:
                 return
+            if isinstance(item, _Packet):
+                if stalled := quiet.packet(item.at, item.timestamp, len(item.payload)):
+                    # Heard as a pause already; counted, for a call that read badly.
+                    log.info("rtp_stalled call_id=%s filled_s=%.2f", self.call.call_id, stalled)
+                decode = alaw_to_pcm16 if item.alaw else ulaw_to_pcm16
+                await self.voice.push(AudioFrame(decode(item.payload), RATE))
+                continue
             kind, data = item
             if kind == "hold":
                 self._held = data == "on"
                 self._holds += self._held
+                quiet.restart(time.monotonic())
                 # The reply waits in the playback queue, unsent, and goes on at resume.
                 log.info(
                     "call_%s call_id=%s", "hold" if self._held else "resumed", self.call.call_id
                 )
-                continue
-            if kind == "dtmf":
-                assert isinstance(data, str)
+            elif kind == "dtmf":
                 try:
                     await self._key(data)
                 except Exception:
                     log.exception("call_dtmf_failed call_id=%s key=%s", self.call.call_id, data)
-                continue
-            assert isinstance(data, bytes)
-            pcm = alaw_to_pcm16(data) if kind == "alaw" else ulaw_to_pcm16(data)
-            await self.voice.push(AudioFrame(pcm, RATE))
 
     async def _key(self, key: str) -> None:
         self._dtmf.append(key)
