@@ -17,6 +17,7 @@ from web.live import LiveCalls
 
 from ..conftest import worker_ports
 from .sipp import Capture, free_udp_port
+from .uac import SipPeer
 
 
 @dataclass
@@ -65,3 +66,13 @@ async def capture() -> AsyncIterator[Capture]:
         yield media
     finally:
         media.close()
+
+
+@pytest.fixture
+async def peer() -> AsyncIterator[SipPeer]:
+    """A small SIP caller's signalling socket (tests/telephony/uac.py)."""
+    sip = await SipPeer.open()
+    try:
+        yield sip
+    finally:
+        sip.close()

@@ -9,7 +9,6 @@ import re
 import struct
 
 import numpy as np
-import pytest
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
@@ -56,15 +55,6 @@ async def replied(phone: Phone, capture: Capture, client_id: str, voiced: int) -
 
 def ulaw(tts, text: str) -> bytes:
     return pcm16_to_ulaw(resample(piper(text) + silence(0.8), 16000, 8000))
-
-
-@pytest.fixture
-async def peer():
-    sip = await SipPeer.open()
-    try:
-        yield sip
-    finally:
-        sip.close()
 
 
 async def connect(peer: SipPeer, capture: Capture, target: str, number: str) -> Call:

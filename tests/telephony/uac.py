@@ -62,10 +62,22 @@ def offer(rtp_port: int, payload_types: str = "0 101") -> str:
     )
 
 
-def rtp(payload: bytes, *, sequence: int, payload_type: int = 0, ssrc: int = 4242) -> bytes:
+def rtp(
+    payload: bytes,
+    *,
+    sequence: int,
+    payload_type: int = 0,
+    ssrc: int = 4242,
+    timestamp: int | None = None,
+) -> bytes:
+    stamp = sequence * 160 if timestamp is None else timestamp
     return (
-        struct.pack("!BBHII", 0x80, payload_type, sequence & 0xFFFF, sequence * 160, ssrc) + payload
+        struct.pack("!BBHII", 0x80, payload_type, sequence & 0xFFFF, stamp & 0xFFFFFFFF, ssrc)
+        + payload
     )
+
+
+ULAW_SILENCE = b"\xff" * 160
 
 
 class SipPeer(asyncio.DatagramProtocol):
@@ -110,7 +122,12 @@ class SipPeer(asyncio.DatagramProtocol):
 
 
 class Call:
-    """One call placed by the `SipPeer`, with its media on a `Capture` socket."""
+    """One call placed by the `SipPeer`, with its media on a `Capture` socket.
+
+    Its RTP timestamps are its sampling clock, as a phone's are: quiet between words
+    (nothing sent, as a phone suppressing silence does) moves them on. A phone that
+    `keep_sending` sends every 20 ms of it, and its timestamps go on one packet at a
+    time even when this loop is late to send them."""
 
     def __init__(self, peer: SipPeer, media: Capture, target: str, number: str) -> None:
         self.peer, self.media, self.target, self.number = peer, media, target, number
@@ -118,6 +135,10 @@ class Call:
         self.to_tag = ""
         self.remote_rtp: tuple[str, int] | None = None
         self._sequence = 0
+        self._timestamp = 0
+        self._clock: float | None = None  # when the line's sampling clock started
+        self._sending = asyncio.Lock()
+        self._continuous = False
 
     def _request(self, method: str, cseq: int, body: str = "") -> bytes:
         return request(
@@ -139,21 +160,47 @@ class Call:
             self.to_tag = re.search(r"^To:.*;tag=([^;\r\n]+)", answer, re.M).group(1)  # type: ignore[union-attr]
             port = int(re.search(r"^m=audio (\d+)", answer, re.M).group(1))  # type: ignore[union-attr]
             self.remote_rtp = ("127.0.0.1", port)
+            self._clock = asyncio.get_running_loop().time()
             self.peer.send(self._request("ACK", 1), self.target)
         return answer
 
-    async def speak(self, ulaw: bytes) -> None:
-        """Stream μ-law at the pace a phone sends it: 20 ms packets."""
+    async def speak(self, ulaw: bytes, *, held_up: tuple[float, float] | None = None) -> None:
+        """Stream μ-law at the pace a phone sends it: 20 ms packets. `held_up` is (at,
+        for) in seconds: the packets from `at` in are held back `for` seconds, as a
+        network or a busy machine holds them, and then come at once."""
         assert self.remote_rtp is not None
         loop = asyncio.get_running_loop()
-        due = loop.time()
-        for offset in range(0, len(ulaw), 160):
-            self.media.send(
-                rtp(ulaw[offset : offset + 160], sequence=self._sequence), self.remote_rtp
-            )
-            self._sequence += 1
-            due += 0.02
-            await asyncio.sleep(max(0.0, due - loop.time()))
+        if self._clock is None:
+            self._clock = loop.time()
+        async with self._sending:
+            now = loop.time()
+            if not self._continuous:
+                self._timestamp = max(self._timestamp, round((now - self._clock) / 0.02) * 160)
+            due = now
+            hold_at = None if held_up is None else round(held_up[0] / 0.02) * 160
+            for offset in range(0, len(ulaw), 160):
+                if offset == hold_at and held_up is not None:
+                    await asyncio.sleep(held_up[1])  # `due` stays: the rest goes at once
+                self.media.send(
+                    rtp(
+                        ulaw[offset : offset + 160],
+                        sequence=self._sequence,
+                        timestamp=self._timestamp,
+                    ),
+                    self.remote_rtp,
+                )
+                self._sequence += 1
+                self._timestamp += 160
+                due += 0.02
+                await asyncio.sleep(max(0.0, due - loop.time()))
+
+    async def keep_sending(self) -> None:
+        """Silence between words, as a phone that never suppresses it sends: run as a
+        task from the answer on; `speak` takes the line while it talks."""
+        self._continuous = True
+        while True:
+            await self.speak(ULAW_SILENCE)
+            await asyncio.sleep(0)  # a waiting `speak` takes the lock here
 
     async def bye(self) -> str:
         self.peer.send(self._request("BYE", 2), self.target)
