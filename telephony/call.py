@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pyVoIP.RTP import PayloadType
 
 from telephony.adapter import PCMA, AdaptedCall
-from telephony.quiet import LineQuiet
+from telephony.quiet import LineQuiet, is_loud
 from voice.call import CallLog, Finish, run_call
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw, pcm16_to_ulaw, ulaw_to_pcm16
 from voice.events import (
@@ -286,11 +286,12 @@ class PhoneCall:
             if item is None:
                 return
             if isinstance(item, _Packet):
-                if stalled := quiet.packet(item.at, item.timestamp, len(item.payload)):
+                pcm = (alaw_to_pcm16 if item.alaw else ulaw_to_pcm16)(item.payload)
+                loud = is_loud(pcm)
+                if stalled := quiet.packet(item.at, item.timestamp, len(item.payload), loud=loud):
                     # Heard as a pause already; counted, for a call that read badly.
                     log.info("rtp_stalled call_id=%s filled_s=%.2f", self.call.call_id, stalled)
-                decode = alaw_to_pcm16 if item.alaw else ulaw_to_pcm16
-                await self.voice.push(AudioFrame(decode(item.payload), RATE))
+                await self.voice.push(AudioFrame(pcm, RATE))
                 continue
             kind, data = item
             if kind == "hold":

@@ -10,21 +10,37 @@ of 27 places, and the bakery offered every loaf but the one asked for.
 
 The RTP timestamps tell the two apart once packets come again. A phone that was quiet
 on purpose moves its clock on over the gap (RFC 3551 §4.1); a late packet carries on
-where the last one stopped. So a line fills a gap with silence quickly only once its
-phone has been seen to skip like that, and waits longer before then. Nothing here
-reads a clock: the call passes the time in, and tests pass their own.
+where the last one stopped. And a phone stops sending only after its own detector has
+heard its caller fall quiet, so its last packets are quiet ones. A line's quiet is
+silence quickly only when both say so: the phone has been seen to skip, and what it
+sent last was quiet. Otherwise it waits longer first. Nothing here reads a clock: the
+call passes the time in, and tests pass their own.
 """
 
 from __future__ import annotations
 
-SUPPRESSED_S = 0.1  # quiet this long on a line seen to suppress silence: silence
-# Quiet this long on any other line: silence. Held-up packets within it are heard as
-# sent; the longer, the later a phone that goes quiet unannounced has its turn end.
-# Below `voice.vad.VadConfig.done_ms` (0.4 s), so no turn on such a line ends later
-# than it would have: all the quiet is filled in at once when the wait is over.
+import numpy as np
+
+SUPPRESSED_S = 0.1  # quiet this long after a quiet end, on a line seen to skip: silence
+# Quiet this long on any other line: silence, all of it at once. Packets held up for
+# less are heard as sent. The cost falls on a phone that stops sending without saying
+# so: its pause is offered for a speculative decode up to 0.15 s later than the VAD's
+# `early_ms`. A phone that sends all the time pays nothing (its silence comes as
+# packets), nor does one that suppresses silence once it has skipped once, which it
+# does after the greeting.
 LATE_S = 0.3
+TAIL_S = 0.1  # a phone's last packets this long before it stopped were quiet: it meant to
 SKIP_S = 0.1  # a timestamp this far from where the last packet stopped: not continuous
 FRAME_S = 0.02  # silence is filled in whole frames, as a phone would send it
+# A packet this loud (RMS, PCM16) is the caller's voice, not a line's hiss or a phone's
+# comfort noise: the level at which `voice.vad.VadConfig.sustain_rms` holds a turn open.
+VOICE_RMS = 500.0
+
+
+def is_loud(pcm: bytes) -> bool:
+    """Whether a packet's audio is as loud as a voice."""
+    samples = np.frombuffer(pcm, dtype=np.int16).astype(np.float32)
+    return samples.size > 0 and float(np.sqrt(np.mean(samples * samples))) >= VOICE_RMS
 
 
 class LineQuiet:
@@ -39,6 +55,7 @@ class LineQuiet:
         self._heard = now  # when the last packet arrived, or the line (re)started
         self._next: int | None = None  # where the last packet's timestamp left off
         self._filled = 0  # samples of silence given since the last packet
+        self._loud = now  # when the last packet loud enough to be the caller's voice came
         self.suppresses = False  # the phone has been seen to go quiet on purpose
         self.stalls = 0  # quiet filled in that the packets then showed was not silence
         self.stalled_s = 0.0  # how much silence was filled in that way
@@ -50,7 +67,8 @@ class LineQuiet:
         """Samples of silence to give the voice loop now (whole frames): the line's
         quiet since its last packet, less what was already given, once it has lasted."""
         quiet = now - self._heard
-        if quiet < (SUPPRESSED_S if self.suppresses else LATE_S):
+        meant = self.suppresses and self._heard - self._loud >= TAIL_S
+        if quiet < (SUPPRESSED_S if meant else LATE_S):
             return 0
         owed = round(quiet * self._rate) // self._frame * self._frame - self._filled
         if owed <= 0:
@@ -58,9 +76,10 @@ class LineQuiet:
         self._filled += owed
         return owed
 
-    def packet(self, now: float, timestamp: int, samples: int) -> float:
-        """An audio packet arrived at `now`; the silence (s) filled in before it that it
-        shows was packets held up, not quiet: 0.0 when there was none."""
+    def packet(self, now: float, timestamp: int, samples: int, *, loud: bool = False) -> float:
+        """An audio packet arrived at `now` (`loud`: as loud as a voice); the silence (s)
+        filled in before it that it shows was packets held up, not quiet: 0.0 when there
+        was none."""
         stalled = 0.0
         if self._next is not None:
             # Signed, modulo 2^32: timestamps wrap, and a new source may start anywhere.
@@ -73,12 +92,14 @@ class LineQuiet:
                 self.stalled_s += stalled
         self._next = (timestamp + samples) % 2**32
         self._heard = now
+        if loud:
+            self._loud = now
         self._filled = 0
         return stalled
 
     def restart(self, now: float) -> None:
         """Forget the quiet so far and where the timestamps were (a hold is over): the
         phone's clock ran on meanwhile, and the hold was no silence of the caller's."""
-        self._heard = now
+        self._heard = self._loud = now
         self._next = None
         self._filled = 0

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import asyncio
 
+import numpy as np
 import pytest
 from sqlmodel import Session, select
 
 from models.tables import TurnRow
-from telephony.quiet import LATE_S, SUPPRESSED_S, LineQuiet
+from telephony.quiet import LATE_S, SUPPRESSED_S, LineQuiet, is_loud
 from tests.voice.speech import names, piper
 from voice.codecs import pcm16_to_ulaw
 from voice.resample import resample
@@ -21,12 +22,14 @@ RATE = 8000
 PACKET = 160  # 20 ms
 
 
-def talk(quiet: LineQuiet, start: float, packets: int, timestamp: int) -> tuple[float, int]:
+def talk(
+    quiet: LineQuiet, start: float, packets: int, timestamp: int, *, loud: bool = False
+) -> tuple[float, int]:
     """`packets` sent 20 ms apart from `start`, each on time and after the last: when
     the last one came, and the timestamp the next one would carry."""
     for n in range(packets):
         stamp = (timestamp + n * PACKET) % 2**32
-        assert quiet.packet(start + n * 0.02, stamp, PACKET) == 0.0
+        assert quiet.packet(start + n * 0.02, stamp, PACKET, loud=loud) == 0.0
     return start + (packets - 1) * 0.02, (timestamp + packets * PACKET) % 2**32
 
 
@@ -60,6 +63,29 @@ def test_a_phone_that_stops_sending_is_heard_as_silence_all_of_it() -> None:
     # From now on its quiet is silence sooner.
     last, stamp = talk(quiet, last + 1.52, 10, stamp + frames(1.5))
     assert quiet.due(last + SUPPRESSED_S + 0.01) == frames(SUPPRESSED_S)
+
+
+def test_a_phone_that_suppresses_silence_still_waits_when_it_stops_mid_word() -> None:
+    """A phone stops sending only once its caller has been quiet a while: quiet right
+    after loud packets is more likely packets held up."""
+    quiet = LineQuiet(RATE, 0.0)
+    last, stamp = talk(quiet, 0.0, 10, 0)
+    quiet.due(last + 1.0)
+    last, stamp = talk(quiet, last + 1.0, 10, stamp + frames(0.98), loud=True)
+    assert quiet.suppresses
+    assert quiet.due(last + SUPPRESSED_S + 0.01) == 0
+    assert quiet.due(last + LATE_S + 0.01) == frames(LATE_S)
+    # Words, then a tenth of a second of quiet packets, then nothing: silence soon.
+    last, stamp = talk(quiet, last + 1.0, 5, stamp + frames(0.98), loud=True)
+    last, stamp = talk(quiet, last + 0.02, 6, stamp)
+    assert quiet.due(last + SUPPRESSED_S + 0.01) == frames(SUPPRESSED_S)
+
+
+def test_only_a_voice_is_loud() -> None:
+    assert not is_loud(b"") and not is_loud(bytes(320))
+    hiss = (np.random.default_rng(1).normal(0, 100, 160)).astype(np.int16).tobytes()
+    word = (3000 * np.sin(np.arange(160) / 4)).astype(np.int16).tobytes()
+    assert not is_loud(hiss) and is_loud(word)
 
 
 def test_quiet_filled_in_that_was_packets_held_up_is_counted() -> None:
