@@ -742,10 +742,14 @@ class VoiceSession:
         return self._out_resampler.process(pcm)
 
     def _wall_at(self, stream_time: float) -> float:
-        """When the sample at `stream_time` arrived: the arrival of the chunk that held it."""
+        """When the sample at `stream_time` was heard: the arrival of the chunk that held
+        it, less the audio after it in that chunk. A phone line's quiet comes as one
+        chunk of silence up to 0.3 s long (telephony/quiet.py), pushed when it is over;
+        its first sample was not heard then, and a voice that ends where it begins must
+        not be dated to its end."""
         for end, wall in self._arrivals:
             if end >= stream_time:
-                return wall
+                return wall - (end - stream_time)
         return self.clock()
 
     def _emit(self, event: VoiceEvent) -> None:

@@ -93,3 +93,39 @@ def test_the_fake_gauge_hears_the_fake_voice_and_not_silence() -> None:
     assert loud_is_speech(buzz(0.3)) == 1.0
     assert loud_is_speech(b"\0\0" * 8000) == 0.0
     assert loud_is_speech(b"") == 0.0
+
+
+async def test_the_last_word_is_dated_when_it_was_heard_not_when_its_chunk_came(
+    tmp_path,
+) -> None:
+    """A chunk of audio arrives after all of it was said: a browser's few hundred ms, or
+    a phone line's quiet, which reaches the loop as one chunk of silence when it is over
+    (telephony/quiet.py). A word at its start was heard that much before it came."""
+    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+    stt, tts = FakeSTT(["Do you have any ibuprofen?"]), FakeTTS()
+    now = [100.0]
+    try:
+        session = services.engine.session("web-chunks", services.swarm)
+        voice = VoiceSession(
+            "web-chunks",
+            SwarmResponder(session),
+            stt=stt,
+            tts=tts,
+            realtime=False,
+            gauge=loud_is_speech,
+        )
+        voice.clock = lambda: now[0]
+        for chunk in frames(silence(0.5) + buzz(0.8)):
+            now[0] += 0.02  # each frame as it is spoken
+            await voice.push(AudioFrame(chunk, 16000))
+        # The last 0.2 s of words and 0.6 s of quiet, in one chunk, once all was said.
+        now[0] += 0.8
+        await voice.push(AudioFrame(buzz(0.2) + silence(0.6), 16000))
+        metrics = await next_of(voice, TurnMetricsEvent, [])
+        # From the last word to the transcript: the quiet after it (less the VAD's
+        # hangover of a few frames), not the nothing since the chunk came.
+        assert metrics.metrics.stt_s is not None
+        assert 0.4 < metrics.metrics.stt_s <= 0.6 + 1e-6, metrics
+        await voice.close()
+    finally:
+        await services.aclose()
