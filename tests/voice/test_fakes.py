@@ -19,6 +19,18 @@ from .speech import frames, silence
 from .waiting import next_of
 
 
+def on_the_fakes(session, stt: FakeSTT, tts: FakeTTS) -> VoiceSession:
+    """A voice loop on the fakes for a swarm session, fed in stream time."""
+    return VoiceSession(
+        session.client_id,
+        SwarmResponder(session),
+        stt=stt,
+        tts=tts,
+        realtime=False,
+        gauge=loud_is_speech,
+    )
+
+
 def test_the_fakes_are_the_engines_ports() -> None:
     stt: SpeechToText = FakeSTT()
     tts: TextToSpeech = FakeTTS()
@@ -40,14 +52,7 @@ async def test_a_turn_through_the_loop_on_the_fakes(tmp_path) -> None:
     stt.on_decode = decodes.append
     try:
         session = services.engine.session("web-fakes", services.swarm)
-        voice = VoiceSession(
-            "web-fakes",
-            SwarmResponder(session),
-            stt=stt,
-            tts=tts,
-            realtime=False,
-            gauge=loud_is_speech,
-        )
+        voice = on_the_fakes(session, stt, tts)
         for chunk in frames(silence(0.5) + buzz(1.5) + silence(1.0)):
             await voice.push(AudioFrame(chunk, 16000))
         events: list = []
@@ -106,14 +111,7 @@ async def test_the_last_word_is_dated_when_it_was_heard_not_when_its_chunk_came(
     now = [100.0]
     try:
         session = services.engine.session("web-chunks", services.swarm)
-        voice = VoiceSession(
-            "web-chunks",
-            SwarmResponder(session),
-            stt=stt,
-            tts=tts,
-            realtime=False,
-            gauge=loud_is_speech,
-        )
+        voice = on_the_fakes(session, stt, tts)
         voice.clock = lambda: now[0]
         for chunk in frames(silence(0.5) + buzz(0.8)):
             now[0] += 0.02  # each frame as it is spoken
