@@ -48,6 +48,7 @@ from telephony.wire import (
     RTP_HEADER,
     SAMPLES_PER_PACKET,
     BadPacket,
+    RtpPacket,
     call_id_of,
     dtmf_key,
     parse_rtp,
@@ -72,13 +73,13 @@ ANSWER_DIRECTION = {
 class MediaSink(Protocol):
     """Where a call's media goes. Called on pyVoIP's receive thread: hand off, don't work."""
 
-    def audio(self, payload: bytes, codec: RTP.PayloadType, timestamp: int) -> None: ...
+    def audio(self, packet: RtpPacket, codec: RTP.PayloadType) -> None: ...
 
     def dtmf(self, key: str) -> None: ...
 
 
 class _Discard:
-    def audio(self, payload: bytes, codec: RTP.PayloadType, timestamp: int) -> None:
+    def audio(self, packet: RtpPacket, codec: RTP.PayloadType) -> None:
         pass
 
     def dtmf(self, key: str) -> None:
@@ -216,7 +217,7 @@ class G711Client(RTP.RTPClient):
             if codec in AUDIO_CODECS:
                 self.packets_in += 1
                 if not self.held:  # music on hold is not the caller speaking
-                    self.sink.audio(rtp.payload, codec, rtp.timestamp)
+                    self.sink.audio(rtp, codec)
             elif codec is EVENT:
                 key = dtmf_key(rtp)
                 if rtp.marker:  # the first packet of an event; the rest repeat it

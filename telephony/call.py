@@ -22,6 +22,7 @@ from pyVoIP.RTP import PayloadType
 
 from telephony.adapter import PCMA, AdaptedCall
 from telephony.quiet import LineQuiet, is_loud
+from telephony.wire import RtpPacket
 from voice.call import CallLog, Finish, run_call
 from voice.codecs import alaw_to_pcm16, pcm16_to_alaw, pcm16_to_ulaw, ulaw_to_pcm16
 from voice.events import (
@@ -55,10 +56,9 @@ class _Packet:
     """A packet's audio, stamped on pyVoIP's thread as it came off the socket: the event
     loop may read it late, and the line's quiet is the phone's, not the loop's."""
 
-    payload: bytes
+    rtp: RtpPacket
     alaw: bool
     at: float
-    timestamp: int
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,7 @@ class CallSummary:
     # how often, and how much. A sentence cut by it may have been misheard.
     stalls: int
     stalled_s: float
+    silence_suppressed: bool  # the phone was seen to send nothing while its caller was quiet
     holds: int  # times the caller put the call on hold
     dtmf: tuple[str, ...]
     transcripts: tuple[str, ...]
@@ -167,9 +168,8 @@ class PhoneCall:
 
     # --- pyVoIP's threads ------------------------------------------------------------------
 
-    def audio(self, payload: bytes, codec: PayloadType, timestamp: int) -> None:
-        packet = _Packet(payload, codec is PCMA, time.monotonic(), timestamp)
-        self._loop.call_soon_threadsafe(self._put, packet)
+    def audio(self, packet: RtpPacket, codec: PayloadType) -> None:
+        self._loop.call_soon_threadsafe(self._put, _Packet(packet, codec is PCMA, time.monotonic()))
 
     def dtmf(self, key: str) -> None:
         self._loop.call_soon_threadsafe(self._put, ("dtmf", key))
@@ -228,6 +228,7 @@ class PhoneCall:
             underruns=self.media.pmout.underruns,
             stalls=self._quiet.stalls,
             stalled_s=self._quiet.stalled_s,
+            silence_suppressed=self._quiet.suppresses,
             holds=self._holds,
             dtmf=tuple(self._dtmf),
             transcripts=tuple(self._transcripts),
@@ -255,6 +256,7 @@ class PhoneCall:
 
     async def _receive(self) -> None:
         quiet = self._quiet
+        seen = time.monotonic()  # the last packet of any kind, keys included: the line lives
         while True:
             try:
                 # A timeout context, not wait_for: no task per packet on this hot path.
@@ -267,15 +269,13 @@ class PhoneCall:
                 if self._held:
                     # On hold no media is expected, and none is silence; but a caller
                     # who holds and vanishes must not keep a line for ever.
-                    if quiet.quiet_s(now) >= HOLD_TIMEOUT_S:
+                    if now - seen >= HOLD_TIMEOUT_S:
                         log.warning("call_hold_timeout call_id=%s", self.call.call_id)
                         self._end("gateway")
                     continue
-                if quiet.quiet_s(now) >= self._rtp_timeout:
+                if now - seen >= self._rtp_timeout:
                     log.warning(
-                        "call_rtp_timeout call_id=%s seconds=%.0f",
-                        self.call.call_id,
-                        quiet.quiet_s(now),
+                        "call_rtp_timeout call_id=%s seconds=%.0f", self.call.call_id, now - seen
                     )
                     self._end("gateway")
                 elif samples := quiet.due(now):
@@ -286,18 +286,34 @@ class PhoneCall:
             if item is None:
                 return
             if isinstance(item, _Packet):
-                pcm = (alaw_to_pcm16 if item.alaw else ulaw_to_pcm16)(item.payload)
-                loud = is_loud(pcm)
-                if stalled := quiet.packet(item.at, item.timestamp, len(item.payload), loud=loud):
-                    # Heard as a pause already; counted, for a call that read badly.
-                    log.info("rtp_stalled call_id=%s filled_s=%.2f", self.call.call_id, stalled)
+                seen = item.at
+                rtp = item.rtp
+                pcm = (alaw_to_pcm16 if item.alaw else ulaw_to_pcm16)(rtp.payload)
+                stalled = quiet.packet(
+                    item.at,
+                    ssrc=rtp.ssrc,
+                    sequence=rtp.sequence,
+                    timestamp=rtp.timestamp,
+                    samples=len(rtp.payload),
+                    loud=is_loud(pcm),
+                )
+                # Heard as a pause already; counted, for a call that read badly. Logged
+                # at powers of two: a line that keeps stalling must not flood the log.
+                if stalled and quiet.stalls & (quiet.stalls - 1) == 0:
+                    log.info(
+                        "rtp_stalled call_id=%s filled_s=%.2f count=%d",
+                        self.call.call_id,
+                        stalled,
+                        quiet.stalls,
+                    )
                 await self.voice.push(AudioFrame(pcm, RATE))
                 continue
             kind, data = item
+            seen = time.monotonic()
             if kind == "hold":
                 self._held = data == "on"
                 self._holds += self._held
-                quiet.restart(time.monotonic())
+                quiet.restart(seen)
                 # The reply waits in the playback queue, unsent, and goes on at resume.
                 log.info(
                     "call_%s call_id=%s", "hold" if self._held else "resumed", self.call.call_id
