@@ -17,9 +17,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-# The first set's filters and timing, the same code: the sounds are this set's own.
-from _sounds import _bp, _hp, _lp, _n
+# The first set's signal parts, the same code: the sounds are this set's own.
+from _sounds import _add as _place
+from _sounds import _bp, _env, _hp, _lp, _n, _noise
+from _sounds import _peak1 as _top
+from _sounds import _shape as _filt
+from _sounds import _smooth as _wobble
 from _sounds import _time as _t
+from _sounds import _unit as _norm
 
 SR = 16000
 
@@ -51,41 +56,9 @@ def _peaks(peaks: Peaks, floor: float = 0.0) -> Gain:
     return gain
 
 
-def _filt(x: np.ndarray, gain: Gain) -> np.ndarray:
-    """Zero-phase FFT filter, padded so the tail does not wrap round."""
-    n = len(x)
-    size = n + 4096
-    f = np.fft.rfftfreq(size, 1.0 / SR)
-    return np.fft.irfft(np.fft.rfft(x, size) * gain(f), size)[:n]
-
-
 def _convolve(x: np.ndarray, ir: np.ndarray) -> np.ndarray:
     size = len(x) + len(ir)
     return np.fft.irfft(np.fft.rfft(x, size) * np.fft.rfft(ir, size), size)[: len(x)]
-
-
-def _norm(x: np.ndarray) -> np.ndarray:
-    s = float(np.std(x))
-    return x / s if s > 0 else x
-
-
-def _top(x: np.ndarray) -> np.ndarray:
-    p = float(np.max(np.abs(x)))
-    return x / p if p > 0 else x
-
-
-def _noise(rng: np.random.Generator, n: int, gain: Gain) -> np.ndarray:
-    return _norm(_filt(rng.standard_normal(n), gain))
-
-
-def _wobble(rng: np.random.Generator, n: int, cutoff: float) -> np.ndarray:
-    """Slow random control signal with unit standard deviation."""
-    return _norm(_filt(rng.standard_normal(n), _lp(cutoff, 4)))
-
-
-def _env(n: int, points: Sequence[tuple[float, float]]) -> np.ndarray:
-    ts, vs = zip(*points, strict=True)
-    return np.interp(_t(n), ts, vs)
 
 
 def _decay(
@@ -180,13 +153,6 @@ def _cough(
     if rattle > 0:
         x *= 1.0 - 0.7 * rattle + 0.7 * rattle * _pulses(rng, m, 0.012, 0.03, 0.004)
     return _top(x)
-
-
-def _place(buf: np.ndarray, at: float, x: np.ndarray, gain: float = 1.0) -> None:
-    i = _n(at)
-    m = min(len(x), len(buf) - i)
-    if m > 0:
-        buf[i : i + m] += gain * x[:m]
 
 
 def _reverb(
