@@ -187,8 +187,8 @@ async def noise_turn(
 ) -> bool:
     """A turn heard while no reply plays (`heard`, read with the catalogue's prompt) that
     holds no speech: a cough, a sneeze, a door. Silero is asked first (4 ms p50 with the
-    thread's hand-off); the audio is read again without the prompt only when Silero hears no speech in it. When
-    either model fails, or the turn is long, it is kept."""
+    thread's hand-off); the audio is read again without the prompt only when Silero
+    hears no speech in it. When either model fails, or the turn is long, it is kept."""
     if not heard.strip() or must_hear(heard) or len(audio) / 2 / RATE > TURN_NOISE_MAX_S:
         return False
     voiced = await gauged(gauge, audio, "turn_ungauged", session_id)
