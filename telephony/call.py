@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pyVoIP.RTP import PayloadType
 
 from telephony.adapter import PCMA, AdaptedCall
+from telephony.inbound import Hold, Inbound, Key, LineEnded
 from telephony.quiet import LineQuiet, is_loud
 from telephony.wire import RtpPacket
 from voice.call import CallLog, Finish, run_call
@@ -44,7 +45,7 @@ log = logging.getLogger("telephony.call")
 
 RATE = 8000
 # Inbound packets waiting for the event loop: 5 s. Past that the loop is badly behind,
-# and the oldest audio is the least useful.
+# and the oldest audio is the least useful (keys and holds are never dropped).
 MAX_INBOUND = 250
 # How often a quiet line is looked at: `LineQuiet` says whether its quiet is silence yet.
 TICK_S = 0.1
@@ -141,9 +142,8 @@ class PhoneCall:
         self._encode = pcm16_to_alaw if self.codec is PCMA else pcm16_to_ulaw
         self._rtp_timeout = rtp_timeout
         self._loop = asyncio.get_running_loop()
-        self._inbound: asyncio.Queue[_Packet | tuple[str, str] | None] = asyncio.Queue()
+        self._inbound: Inbound[_Packet] = Inbound(MAX_INBOUND)
         self._quiet = LineQuiet(RATE, time.monotonic())
-        self._dropped = 0
         self._ended_by: str | None = None
         self._dtmf: list[str] = []
         self._transcripts: list[str] = []
@@ -169,29 +169,25 @@ class PhoneCall:
     # --- pyVoIP's threads ------------------------------------------------------------------
 
     def audio(self, packet: RtpPacket, codec: PayloadType) -> None:
-        self._loop.call_soon_threadsafe(self._put, _Packet(packet, codec is PCMA, time.monotonic()))
+        self._loop.call_soon_threadsafe(
+            self._inbound.put, _Packet(packet, codec is PCMA, time.monotonic())
+        )
 
     def dtmf(self, key: str) -> None:
-        self._loop.call_soon_threadsafe(self._put, ("dtmf", key))
+        self._loop.call_soon_threadsafe(self._inbound.put, Key(key))
 
     def ended(self, by: str) -> None:
         self._loop.call_soon_threadsafe(self._end, by)
 
     def held(self, on: bool) -> None:
-        self._loop.call_soon_threadsafe(self._put, ("hold", "on" if on else "off"))
+        self._loop.call_soon_threadsafe(self._inbound.put, Hold(on))
 
     # --- the event loop -------------------------------------------------------------------
-
-    def _put(self, item: _Packet | tuple[str, str]) -> None:
-        if self._inbound.qsize() >= MAX_INBOUND:
-            self._inbound.get_nowait()
-            self._dropped += 1
-        self._inbound.put_nowait(item)
 
     def _end(self, by: str) -> None:
         if self._ended_by is None:
             self._ended_by = by
-            self._inbound.put_nowait(None)
+            self._inbound.put(LineEnded())
 
     def hang_up(self, reason: str) -> None:
         """End the call from our side (shutdown): the BYE goes out as the loop winds down."""
@@ -223,7 +219,7 @@ class PhoneCall:
             duration_s=self._line_ended - started,
             packets_in=self.media.packets_in,
             packets_out=self.media.pmout.packets,
-            dropped_in=self._dropped,
+            dropped_in=self._inbound.dropped,
             bad_packets=self.media.bad_packets,
             underruns=self.media.pmout.underruns,
             stalls=self._quiet.stalls,
@@ -283,7 +279,7 @@ class PhoneCall:
                     # nothing while the caller is quiet: it is silence, and ends the turn.
                     await self.voice.push(AudioFrame(b"\x00\x00" * samples, RATE))
                 continue
-            if item is None:
+            if isinstance(item, LineEnded):
                 return
             if isinstance(item, _Packet):
                 seen = item.at
@@ -308,21 +304,20 @@ class PhoneCall:
                     )
                 await self.voice.push(AudioFrame(pcm, RATE))
                 continue
-            kind, data = item
             seen = time.monotonic()
-            if kind == "hold":
-                self._held = data == "on"
+            if isinstance(item, Hold):
+                self._held = item.on
                 self._holds += self._held
                 quiet.restart(seen)
                 # The reply waits in the playback queue, unsent, and goes on at resume.
                 log.info(
                     "call_%s call_id=%s", "hold" if self._held else "resumed", self.call.call_id
                 )
-            elif kind == "dtmf":
+            else:
                 try:
-                    await self._key(data)
+                    await self._key(item.key)
                 except Exception:
-                    log.exception("call_dtmf_failed call_id=%s key=%s", self.call.call_id, data)
+                    log.exception("call_dtmf_failed call_id=%s key=%s", self.call.call_id, item.key)
 
     async def _key(self, key: str) -> None:
         self._dtmf.append(key)
