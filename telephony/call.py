@@ -277,7 +277,7 @@ class PhoneCall:
                 elif samples := quiet.due(now):
                     # Phones with silence suppression (and sipp between files) send
                     # nothing while the caller is quiet: it is silence, and ends the turn.
-                    await self.voice.push(AudioFrame(b"\x00\x00" * samples, RATE))
+                    await self.voice.push(AudioFrame(b"\x00\x00" * samples, RATE), at=now)
                 continue
             if isinstance(item, LineEnded):
                 return
@@ -302,7 +302,7 @@ class PhoneCall:
                         stalled,
                         quiet.stalls,
                     )
-                await self.voice.push(AudioFrame(pcm, RATE))
+                await self.voice.push(AudioFrame(pcm, RATE), at=item.at)
                 continue
             seen = time.monotonic()
             if isinstance(item, Hold):

@@ -344,8 +344,11 @@ class VoiceSession:
 
     # --- input ------------------------------------------------------------------------------
 
-    async def push(self, frame: AudioFrame) -> None:
-        """Feed caller audio of any supported rate; turns start from here."""
+    async def push(self, frame: AudioFrame, *, at: float | None = None) -> None:
+        """Feed caller audio of any supported rate; turns start from here. `at` is when
+        its last sample came in, on `clock`, if that was before now: a phone's packets
+        wait in the call's queue while the loop is busy, and a turn's latency runs from
+        when the caller was heard, not from when the loop got round to it."""
         if self._closed:
             return
         resampler = self._resamplers.setdefault(
@@ -356,7 +359,7 @@ class VoiceSession:
             # The recording's rate is the VAD's: it keeps the audio already resampled.
             self.recording.heard(AudioFrame(pcm, VAD_RATE))
         self._stream_s += len(pcm) / 2 / VAD_RATE
-        self._arrivals.append((self._stream_s, self.clock()))
+        self._arrivals.append((self._stream_s, self.clock() if at is None else at))
         # A frame at a time: a turn judged over ends at the frame it was judged at, and
         # speech over a reply becomes a barge-in the moment it has gone on too long.
         for offset in range(0, len(pcm), self._step):

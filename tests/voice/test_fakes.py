@@ -4,6 +4,7 @@ no model loaded: what tests not about recognition or synthesis can use."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import webrtcvad
 
 from callswarm.app import build_services
@@ -125,5 +126,32 @@ async def test_the_last_word_is_dated_when_it_was_heard_not_when_its_chunk_came(
         assert metrics.metrics.stt_s is not None
         assert 0.4 < metrics.metrics.stt_s <= 0.6 + 1e-6, metrics
         await voice.close()
+    finally:
+        await services.aclose()
+
+
+async def test_audio_that_waited_for_the_loop_is_dated_when_it_came_in(tmp_path) -> None:
+    """A phone's packets wait in the call's queue while the loop is busy: the turn's
+    latency runs from when the caller was heard, so a late loop adds to it."""
+    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+
+    async def stt_s(late_s: float) -> float:
+        stt, tts = FakeSTT(["Do you have any ibuprofen?"]), FakeTTS()
+        now = [100.0]
+        session = services.engine.session(f"phone-late-{late_s}", services.swarm)
+        voice = on_the_fakes(session, stt, tts)
+        voice.clock = lambda: now[0]
+        for chunk in frames(silence(0.5) + buzz(0.8) + silence(0.8)):
+            now[0] += 0.02
+            # Came off the line `late_s` before the loop pushed it.
+            await voice.push(AudioFrame(chunk, 16000), at=now[0] - late_s)
+        metrics = await next_of(voice, TurnMetricsEvent, [])
+        await voice.close()
+        assert metrics.metrics.stt_s is not None
+        return metrics.metrics.stt_s
+
+    try:
+        on_time, late = await stt_s(0.0), await stt_s(0.3)
+        assert late - on_time == pytest.approx(0.3, abs=0.025), (on_time, late)
     finally:
         await services.aclose()
