@@ -83,6 +83,9 @@ ONSET_RELEASE_S = 0.3
 # long; after the reply's echo, for the rest of the reply. Held at its first 60 ms, an
 # echo comes back in fragments too short to read ("Take. Take. Take." for "three options").
 ONSET_QUIET_S = 2.0
+# What the transport is told when a turn fails: never the error, which may name a file,
+# a host or a query. The error itself is in the `turn_failed` log line.
+TURN_FAILED = "That reply could not be finished. Please say it again."
 
 
 class Responder(Protocol):
@@ -200,6 +203,16 @@ class _Turn:
                     await producer
 
     async def _produce(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
+        try:
+            await self._pieces(queue)
+        except Exception:
+            # The player waits on the queue: told the reply is over, it stops, and `_run`
+            # raises this error from the producer. Not on cancel: then both are going.
+            await queue.put(None)
+            raise
+        await queue.put(None)
+
+    async def _pieces(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
         voice = self.voice
         splitter = SentenceSplitter()
         if self.text is not None:
@@ -218,7 +231,6 @@ class _Turn:
                 await stream.aclose()  # type: ignore[attr-defined]
             for sentence in splitter.flush():
                 await queue.put(await self._synthesize(sentence))
-        await queue.put(None)
 
     async def _synthesize(self, sentence: str) -> tuple[str, bytes]:
         tts = self.voice.tts
@@ -683,8 +695,9 @@ class VoiceSession:
         error = task.exception()
         if error is not None:
             log.error("turn_failed session_id=%s error=%r", self.session_id, error)
+            # The caller's page shows this: what failed inside stays in the log.
             self._emit(
-                ErrorEvent(session_id=self.session_id, time=self.clock(), message=str(error))
+                ErrorEvent(session_id=self.session_id, time=self.clock(), message=TURN_FAILED)
             )
             return
         if turn.said is not None or turn.text is not None:
@@ -709,7 +722,12 @@ class VoiceSession:
         self._emit(InterruptedEvent(session_id=self.session_id, time=self.clock(), spoken=spoken))
         log.info("barge_in session_id=%s spoken_chars=%d", self.session_id, len(spoken))
         if turn.replying:
-            await self.responder.interrupted(spoken)
+            try:
+                await self.responder.interrupted(spoken)
+            except Exception as error:
+                # The history keeps the whole reply; the call goes on, and the caller's
+                # next words are still heard.
+                log.error("interrupt_unrecorded session_id=%s error=%r", self.session_id, error)
         self._report(turn, interrupted=True)
 
     def _report(self, turn: _Turn, *, interrupted: bool) -> None:

@@ -1,0 +1,146 @@
+"""A turn that fails inside (the conversation's store, the voice, the history's revision)
+ends that turn with a plain error, and the caller's next words are answered."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from voice.events import ErrorEvent, InterruptedEvent, ReplyDoneEvent, ReplyTextEvent
+from voice.fakes import FakeSTT, FakeTTS, buzz, loud_is_speech
+from voice.frames import AudioFrame
+from voice.session import TURN_FAILED, VoiceSession
+
+from .speech import frames, silence
+from .waiting import next_of
+
+SECRET = "psycopg.OperationalError: connection to 10.0.3.7 failed, /srv/callswarm/db.py"
+
+
+class Flaky:
+    """Answers each utterance with `replies`' next: a text, or an error to raise after the
+    text before the bar ("Here you are. |error")."""
+
+    def __init__(self, *replies: str, revising_fails: bool = False) -> None:
+        self.replies = list(replies)
+        self.revising_fails = revising_fails
+        self.revised: list[str] = []
+
+    async def reply(self, text: str) -> AsyncIterator[str]:
+        reply = self.replies.pop(0)
+        said, bar, _ = reply.partition("|")
+        for word in said.split(" "):
+            yield word + " "
+        if bar:
+            raise RuntimeError(SECRET)
+
+    async def interrupted(self, spoken: str) -> None:
+        if self.revising_fails:
+            raise RuntimeError(SECRET)
+        self.revised.append(spoken)
+
+
+class BrokenVoice(FakeTTS):
+    def __init__(self, breaks_on: str) -> None:
+        super().__init__()
+        self.breaks_on = breaks_on
+
+    async def synthesize(self, text: str, *, urgent: bool = False) -> bytes:
+        if self.breaks_on in text:
+            raise RuntimeError(SECRET)
+        return await super().synthesize(text, urgent=urgent)
+
+
+def session(responder: Flaky, lines: list[str], tts: FakeTTS | None = None) -> VoiceSession:
+    """A voice loop in stream time: its clock is the audio fed (`utterance`)."""
+    voice = VoiceSession(
+        "failures",
+        responder,
+        stt=FakeSTT(lines),
+        tts=tts or FakeTTS(),
+        realtime=False,
+        gauge=loud_is_speech,
+    )
+    fed = [0.0]
+    voice.clock = lambda: fed[0]
+    voice.fed = fed  # type: ignore[attr-defined]
+    return voice
+
+
+async def utterance(voice: VoiceSession, seconds: float = 0.8) -> None:
+    """A caller's words, after a second of quiet: a reply played just before is no echo."""
+    fed: list[float] = voice.fed  # type: ignore[attr-defined]
+    for chunk in frames(silence(1.0) + buzz(seconds, pitch=210.0) + silence(1.0)):
+        fed[0] += 0.02
+        await voice.push(AudioFrame(chunk, 16000))
+
+
+async def error_then_answer(voice: VoiceSession) -> tuple[ErrorEvent, ReplyDoneEvent]:
+    """The failed turn's error, then the next utterance's whole reply."""
+    error = await next_of(voice, ErrorEvent, [])
+    assert isinstance(error, ErrorEvent)
+    assert not voice.busy
+    await utterance(voice)
+    done = await next_of(voice, ReplyDoneEvent, [])
+    assert isinstance(done, ReplyDoneEvent)
+    return error, done
+
+
+@pytest.mark.parametrize(
+    "first", ["|", "We have three kinds of ibuprofen. The cheapest is|"], ids=["at once", "midway"]
+)
+async def test_a_reply_that_fails_ends_its_turn_and_the_next_words_are_answered(
+    first: str,
+) -> None:
+    voice = session(Flaky(first, "Yes, we do."), ["do you have ibuprofen", "and plasters"])
+    await utterance(voice)
+    error, done = await error_then_answer(voice)
+    assert error.message == TURN_FAILED
+    assert done.text == "Yes, we do."
+    await voice.close()
+
+
+async def test_a_voice_that_fails_ends_its_turn_and_the_next_words_are_answered() -> None:
+    tts = BrokenVoice(breaks_on="cheapest")
+    voice = session(
+        Flaky("We have three kinds. The cheapest is two pounds.", "Yes, we do."),
+        ["do you have ibuprofen", "and plasters"],
+        tts,
+    )
+    await utterance(voice)
+    error, done = await error_then_answer(voice)
+    assert error.message == TURN_FAILED
+    assert done.text == "Yes, we do."
+    await voice.close()
+
+
+async def test_what_failed_inside_never_reaches_the_transport() -> None:
+    voice = session(Flaky("Sure.|", "Yes."), ["hello", "again"])
+    await utterance(voice)
+    seen: list[object] = []
+    await next_of(voice, ErrorEvent, seen)
+    assert seen and all("10.0.3.7" not in repr(event) for event in seen)
+    await voice.close()
+
+
+async def test_a_history_that_cannot_be_revised_does_not_end_the_call() -> None:
+    """A barge-in revises the reply in the history to what was heard; if the store fails
+    then, the reply is still cut and the barge-in is still the next turn."""
+    responder = Flaky("We have " + "many kinds of bread today. " * 20, "Yes.", revising_fails=True)
+    voice = VoiceSession(
+        "failures",
+        responder,
+        stt=FakeSTT(["do you have bread", "stop, do you have rolls"]),
+        tts=FakeTTS(),
+        gauge=loud_is_speech,  # in real time: the reply is playing when the caller speaks
+    )
+    await voice.push(AudioFrame(silence(0.3) + buzz(0.8, pitch=210.0) + silence(1.0), 16000))
+    await next_of(voice, ReplyTextEvent, [])
+    # Over the reply, long, in another voice than the reply's own.
+    await voice.push(AudioFrame(buzz(2.0, pitch=210.0) + silence(1.0), 16000))
+    seen: list[object] = []
+    done = await next_of(voice, ReplyDoneEvent, seen)
+    assert any(isinstance(event, InterruptedEvent) for event in seen)
+    assert isinstance(done, ReplyDoneEvent) and done.text == "Yes."
+    await voice.close()
