@@ -60,7 +60,8 @@ class CallPort(Protocol):
 class CallLog:
     """Where the runner's lines go: the transport's logger, its prefix and its key, so
     a call's lines read alike whoever wrote them. The lines are `<prefix>_log_failed`
-    (the console's record), `<prefix>_greeting_failed` and `<prefix>_event_failed`."""
+    (the console's record), `<prefix>_greeting_failed`, `<prefix>_event_failed` and
+    `<prefix>_close_failed`."""
 
     logger: logging.Logger
     prefix: str  # "call" on a phone line, "voice" from a browser
@@ -84,8 +85,8 @@ async def run_call(
     """Run one call over a transport, and return who ended it.
 
     `receive` feeds the caller's audio to `voice` and returns when the caller is gone;
-    `deliver` takes each of the session's events to the caller (turn metrics are
-    recorded through `port` before it sees them); `ended_by` says who ended the call,
+    `deliver` takes each of the session's events to the caller, one at a time (turn
+    metrics are recorded through `port` before it sees them, while later events go on); `ended_by` says who ended the call,
     asked once `voice` has closed; `hang_up` ends the transport's side, given that
     answer. Without `greet` (a browser resuming its conversation) nobody is greeted.
     A failure of `receive` is raised after the shutdown.
@@ -106,7 +107,11 @@ async def run_call(
         await receive()
     finally:
         # Committed messages stay committed: closing cancels only what is unsaid.
-        await voice.close()
+        try:
+            await voice.close()
+        except Exception:
+            # The rest of the shutdown must still run: the BYE, the console's record.
+            log.failed("close")
         # The cut turn's metrics are among the last events: handle them, then stop.
         with suppress(TimeoutError):
             await asyncio.wait_for(voice.events.join(), DRAIN_S)
@@ -142,14 +147,46 @@ async def _forward(
     deliver: Callable[[VoiceEvent], Awaitable[None]],
     log: CallLog,
 ) -> None:
-    while True:
-        event = await voice.events.get()
+    sending = asyncio.Lock()  # one event at a time to the transport
+    records: asyncio.Queue[TurnMetricsEvent] = asyncio.Queue()
+
+    async def send(event: VoiceEvent) -> None:
         try:
-            if isinstance(event, TurnMetricsEvent):
-                await port.record_turn(voice.session_id, event)
-            await deliver(event)
+            async with sending:
+                await deliver(event)
         except Exception:
             # One event that could not be handled must not silence the call.
             log.failed("event")
-        finally:
-            voice.events.task_done()
+
+    async def record_then_send() -> None:
+        while True:
+            event = await records.get()
+            try:
+                try:
+                    await port.record_turn(voice.session_id, event)
+                except Exception:
+                    log.failed("event")
+                await send(event)
+            finally:
+                voice.events.task_done()
+
+    # The turns table is written beside the call, in order, not before its next event: a
+    # slow database (a busy SQLite retried, a PostgreSQL failover) must not hold the
+    # reply's audio back. The transport sees a turn's metrics once they are written.
+    recorder = asyncio.get_running_loop().create_task(
+        record_then_send(), name=f"call-out-{voice.session_id}-turns"
+    )
+    try:
+        while True:
+            event = await voice.events.get()
+            if isinstance(event, TurnMetricsEvent):
+                records.put_nowait(event)
+                continue
+            try:
+                await send(event)
+            finally:
+                voice.events.task_done()
+    finally:
+        recorder.cancel()
+        with suppress(asyncio.CancelledError):
+            await recorder

@@ -57,6 +57,9 @@ class Port:
         self.refuse_start, self.refuse_greeting = refuse_start, refuse_greeting
         self.refuse_finish = refuse_finish
         self.turns: list[TurnMetricsEvent] = []
+        # Set: each turn's record waits for it, as on a slow database.
+        self.database: asyncio.Event | None = None
+        self.writing = asyncio.Event()  # a record has begun
 
     def responder(self, client_id: str) -> Responder:
         return Baker()
@@ -68,6 +71,9 @@ class Port:
         return GREETING
 
     async def record_turn(self, client_id: str, event: TurnMetricsEvent) -> None:
+        self.writing.set()
+        if self.database is not None:
+            await self.database.wait()
         self.order.append("record_turn")
         self.turns.append(event)
 
@@ -91,6 +97,7 @@ class Line:
         self.voice, self.order, self.refuse = voice, order, refuse
         self.delivered: list[VoiceEvent] = []
         self._seen: dict[type, asyncio.Event] = {}
+        self._more = asyncio.Event()  # another event was delivered
         self.drained_at_hang_up: bool | None = None
 
     async def deliver(self, event: VoiceEvent) -> None:
@@ -100,9 +107,15 @@ class Line:
         self.delivered.append(event)
         self.order.append(type(event).__name__)
         self._seen.setdefault(type(event), asyncio.Event()).set()
+        self._more.set()
 
-    async def until(self, kind: type) -> None:
+    async def until(self, kind: type, count: int = 1) -> None:
+        """Until `count` events of `kind` have been delivered."""
         await asyncio.wait_for(self._seen.setdefault(kind, asyncio.Event()).wait(), WAIT_S)
+        async with asyncio.timeout(WAIT_S):
+            while sum(isinstance(e, kind) for e in self.delivered) < count:
+                self._more.clear()
+                await self._more.wait()
 
     def hang_up(self, ended_by: str) -> None:
         self.order.append(f"hang_up:{ended_by}")
@@ -276,3 +289,51 @@ async def test_an_event_or_a_finish_that_fails_does_not_stop_the_call(caplog) ->
         "call_event_failed call_id=c-1",
         "call_log_failed call_id=c-1",
     ]
+
+
+async def test_a_slow_turns_table_does_not_hold_back_the_next_reply() -> None:
+    """Each turn's metrics are written to the database; a slow write (a busy SQLite
+    retried, a failover) goes on beside the call, and the transport sees the metrics
+    once it is done."""
+    rig = Rig(["Do you have rye bread?", "And white bread?"])
+    rig.port.database = asyncio.Event()
+    voice, line = rig.voice, rig.line
+
+    async def say(pitch: float) -> None:
+        for chunk in frames(silence(1.0) + buzz(1.2, pitch=pitch) + silence(1.0)):
+            await voice.push(AudioFrame(chunk, 16000))
+
+    async def receive() -> None:
+        await line.until(ReplyDoneEvent)  # the greeting
+        await say(180.0)
+        await asyncio.wait_for(rig.port.writing.wait(), WAIT_S)  # the first turn's record
+        await say(230.0)
+        await line.until(ReplyDoneEvent, count=3)  # both answered, the record still waiting
+        assert not any(isinstance(e, TurnMetricsEvent) for e in line.delivered)
+        rig.port.database.set()
+        await line.until(TurnMetricsEvent, count=2)
+
+    await rig.run(receive)
+
+    assert [t.transcript for t in rig.port.turns] == ["Do you have rye bread?", "And white bread?"]
+    # Each turn's metrics reached the transport after its record.
+    assert rig.order.index("record_turn") < rig.order.index("TurnMetricsEvent")
+
+
+async def test_a_session_that_fails_to_close_still_hangs_up_and_tells_the_console(
+    caplog,
+) -> None:
+    rig = Rig()
+
+    async def broken_close() -> None:
+        raise RuntimeError("the history could not be revised")
+
+    rig.voice.close = broken_close  # type: ignore[method-assign]
+
+    async def receive() -> None:
+        await rig.line.until(ReplyDoneEvent)
+
+    assert await rig.run(receive) == "caller"
+    assert rig.order[-2:] == ["hang_up:caller", "finish:caller"]
+    assert "call_close_failed call_id=c-1" in logged(caplog)
+    assert not forwarders()
