@@ -61,6 +61,9 @@ PCMU, PCMA, EVENT = RTP.PayloadType.PCMU, RTP.PayloadType.PCMA, RTP.PayloadType.
 AUDIO_CODECS = (PCMU, PCMA)
 SILENCE = {PCMU: b"\xff", PCMA: b"\xd5"}  # G.711 zero
 LATCH_QUIET_S = 1.0
+# A key's start packet again within this long is the same press. Longer apart, it is
+# pressed again by a peer that stamps every press alike (sipp replaying one recording).
+KEY_AGAIN_S = 0.5
 # The answer's direction to each offered one (RFC 3264 6.1).
 ANSWER_DIRECTION = {
     "sendrecv": RTP.TransmitType.SENDRECV,
@@ -150,7 +153,9 @@ class G711Client(RTP.RTPClient):
         self.latched: tuple[str, int] | None = None
         self._heard_at = 0.0  # when the current media source last sent a packet
         self.bad_packets = 0
+        self.foreign_packets = 0  # from another source than the call's, dropped
         self.packets_in = 0
+        self._key_started: tuple[int, int, float] | None = None  # ssrc, timestamp, when
         self.send_failures = 0
 
     @property
@@ -173,19 +178,34 @@ class G711Client(RTP.RTPClient):
                 if not self.NSD:
                     return  # stop() closed the socket
                 continue
-            if self.parse_packet(packet):
-                self._latch(source)
+            self.received(packet, source)
+
+    def received(self, packet: bytes, source: tuple[str, int]) -> None:
+        """One datagram off the media socket. Only the call's own source is heard: a
+        stranger who finds the port cannot speak into a live call, nor press its keys."""
+        if not self._is_current(source) and time.monotonic() - self._heard_at <= LATCH_QUIET_S:
+            self.foreign_packets += 1
+            if self.foreign_packets & (self.foreign_packets - 1) == 0:  # 1, 2, 4, 8…
+                log.warning(
+                    "rtp_foreign_packet port=%d count=%d source=%s:%d",
+                    self.inPort, self.foreign_packets, *source,
+                )  # fmt: skip
+            return
+        if self.parse_packet(packet):
+            self._latch(source)
+
+    def _is_current(self, source: tuple[str, int]) -> bool:
+        # The latched source, or the SDP's address (a phone there that sends from another
+        # port, as sipp does, still names where it listens).
+        return source == self.latched if self.latched else source[0] == self.outIP
 
     def _latch(self, source: tuple[str, int]) -> None:
         # Symmetric RTP: media from another address than the SDP's c= (a phone behind
-        # NAT, or one naming another interface) is answered where it comes from. The
-        # current source is the latched one, or the SDP's address (a phone there that
-        # sends from another port, as sipp does, still names where it listens). Media
+        # NAT, or one naming another interface) is answered where it comes from. Media
         # is followed elsewhere only once the current source has been quiet for a
         # second, so a stray or forged packet cannot take a live call's audio.
         now = time.monotonic()
-        current = source == self.latched if self.latched else source[0] == self.outIP
-        if current:
+        if self._is_current(source):
             self._heard_at = now
         elif now - self._heard_at > LATCH_QUIET_S:
             log.info(
@@ -220,7 +240,7 @@ class G711Client(RTP.RTPClient):
                     self.sink.audio(rtp, codec)
             elif codec is EVENT:
                 key = dtmf_key(rtp)
-                if rtp.marker:  # the first packet of an event; the rest repeat it
+                if rtp.marker and self._new_key(rtp):
                     self.sink.dtmf(key)
             else:
                 raise BadPacket(f"payload type {rtp.payload_type} was not negotiated")
@@ -233,6 +253,17 @@ class G711Client(RTP.RTPClient):
                     "rtp_bad_packet port=%d count=%d error=%s", self.inPort, self.bad_packets, exc
                 )
             return False
+
+    def _new_key(self, rtp: RtpPacket) -> bool:
+        """A marked packet starts a key press (RFC 4733 2.5.1.2), and every packet of one
+        press shares its timestamp. A start sent again (some phones send it three times
+        for safety; a network may duplicate it) is the same press, not another."""
+        now = time.monotonic()
+        started = self._key_started
+        if started and started[:2] == (rtp.ssrc, rtp.timestamp) and now - started[2] < KEY_AGAIN_S:
+            return False
+        self._key_started = (rtp.ssrc, rtp.timestamp, now)
+        return True
 
     def write(self, data: bytes) -> None:
         self.pmout.write(data)

@@ -193,6 +193,79 @@ async def test_options_is_answered_so_a_proxy_can_probe_the_gateway(phone) -> No
     assert not phone.endpoint.live  # a probe is not a call
 
 
+class Heard:
+    """A `MediaSink` that writes down what reached the call."""
+
+    def __init__(self) -> None:
+        self.audio_from: list[int] = []  # each audio packet's SSRC
+        self.keys: list[str] = []
+
+    def audio(self, packet, codec) -> None:  # noqa: ANN001 (the MediaSink's own types)
+        self.audio_from.append(packet.ssrc)
+
+    def dtmf(self, key: str) -> None:
+        self.keys.append(key)
+
+
+def key_packet(key: int, *, sequence: int, timestamp: int, start: bool, ssrc: int = 4242) -> bytes:
+    packet = bytearray(rtp(bytes([key, 0x0A, 0, 160]), sequence=sequence, payload_type=101,
+                           ssrc=ssrc, timestamp=timestamp))  # fmt: skip
+    if start:
+        packet[1] |= 0x80
+    return bytes(packet)
+
+
+def test_a_stranger_on_the_media_port_is_not_heard_while_the_phone_talks(monkeypatch) -> None:
+    client = G711Client(
+        {0: PayloadType.PCMU, 101: PayloadType.EVENT}, "127.0.0.1", free_udp_port(),
+        "10.0.0.5", 4000, None,
+    )  # fmt: skip
+    client.sink = heard = Heard()
+    clock = [100.0]
+    monkeypatch.setattr("telephony.adapter.time.monotonic", lambda: clock[0])
+    phone, stranger = ("10.0.0.5", 4000), ("203.0.113.66", 5004)
+    for n in range(50):
+        clock[0] = 100.0 + n * 0.02
+        client.received(rtp(b"\xff" * 160, sequence=n, ssrc=1), phone)
+        client.received(rtp(b"\x00" * 160, sequence=n, ssrc=666), stranger)
+    client.received(key_packet(0, sequence=1, timestamp=160, start=True, ssrc=666), stranger)
+    assert heard.audio_from == [1] * 50 and heard.keys == []
+    assert client.foreign_packets == 51 and client.destination == phone
+    # Once the phone has been quiet for a second, media from elsewhere is followed (a
+    # phone behind NAT whose mapping changed), and then the old address is the stranger.
+    clock[0] = 102.5
+    client.received(rtp(b"\xff" * 160, sequence=1, ssrc=7), ("198.51.100.7", 40000))
+    client.received(rtp(b"\xff" * 160, sequence=50, ssrc=1), phone)
+    assert heard.audio_from[-1] == 7 and client.foreign_packets == 52
+
+
+def test_a_key_press_is_one_key_however_often_its_start_is_sent(monkeypatch) -> None:
+    client = G711Client(
+        {0: PayloadType.PCMU, 101: PayloadType.EVENT}, "127.0.0.1", free_udp_port(),
+        "10.0.0.5", 4000, None,
+    )  # fmt: skip
+    client.sink = heard = Heard()
+    clock = [100.0]
+    monkeypatch.setattr("telephony.adapter.time.monotonic", lambda: clock[0])
+    phone = ("10.0.0.5", 4000)
+
+    def press(key: int, timestamp: int, first_sequence: int, starts: int) -> None:
+        for i in range(starts + 5):  # the start, sent `starts` times, then the rest
+            clock[0] += 0.02
+            client.received(
+                key_packet(key, sequence=first_sequence + i, timestamp=timestamp, start=i < starts),
+                phone,
+            )
+
+    press(0, timestamp=8000, first_sequence=10, starts=3)  # a phone that sends it three times
+    press(0, timestamp=8000, first_sequence=10, starts=1)  # the network duplicates a press
+    assert heard.keys == ["0"]
+    press(5, timestamp=16000, first_sequence=30, starts=1)  # another press
+    clock[0] += 1.0
+    press(5, timestamp=16000, first_sequence=30, starts=1)  # sipp replaying one recording
+    assert heard.keys == ["0", "5", "5"]
+
+
 def test_media_from_elsewhere_is_followed_only_once_the_current_source_is_quiet(
     monkeypatch,
 ) -> None:
