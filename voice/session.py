@@ -83,9 +83,9 @@ ONSET_RELEASE_S = 0.3
 # long; after the reply's echo, for the rest of the reply. Held at its first 60 ms, an
 # echo comes back in fragments too short to read ("Take. Take. Take." for "three options").
 ONSET_QUIET_S = 2.0
-# What the transport is told when a turn fails: never the error, which may name a file,
-# a host or a query. The error itself is in the `turn_failed` log line.
-TURN_FAILED = "That reply could not be finished. Please say it again."
+# What the caller is told, and hears, when their turn fails: never the error, which may
+# name a file, a host or a query. The error itself is in the `turn_failed` log line.
+TURN_FAILED = "Sorry, something went wrong on our side. Could you say that again?"
 
 
 class Responder(Protocol):
@@ -699,6 +699,10 @@ class VoiceSession:
             self._emit(
                 ErrorEvent(session_id=self.session_id, time=self.clock(), message=TURN_FAILED)
             )
+            if turn.text is None and self._turn is None and not self._closed:
+                # A caller left in silence would wait for a reply that is not coming. Said
+                # only for the caller's own turn: if this fails too, nothing follows it.
+                self._track(_Turn(self, text=TURN_FAILED))
             return
         if turn.said is not None or turn.text is not None:
             self._emit(

@@ -77,9 +77,12 @@ async def utterance(voice: VoiceSession, seconds: float = 0.8) -> None:
 
 
 async def error_then_answer(voice: VoiceSession) -> tuple[ErrorEvent, ReplyDoneEvent]:
-    """The failed turn's error, then the next utterance's whole reply."""
+    """The failed turn's error, the apology the caller hears, then the next utterance's
+    whole reply."""
     error = await next_of(voice, ErrorEvent, [])
     assert isinstance(error, ErrorEvent)
+    apology = await next_of(voice, ReplyDoneEvent, [])
+    assert isinstance(apology, ReplyDoneEvent) and apology.text == TURN_FAILED
     assert not voice.busy
     await utterance(voice)
     done = await next_of(voice, ReplyDoneEvent, [])
@@ -143,4 +146,20 @@ async def test_a_history_that_cannot_be_revised_does_not_end_the_call() -> None:
     done = await next_of(voice, ReplyDoneEvent, seen)
     assert any(isinstance(event, InterruptedEvent) for event in seen)
     assert isinstance(done, ReplyDoneEvent) and done.text == "Yes."
+    await voice.close()
+
+
+async def test_a_voice_that_cannot_speak_at_all_fails_once_and_falls_quiet() -> None:
+    """The apology for a failed turn goes through the same voice: if that fails too,
+    nothing more is tried until the caller speaks again."""
+    voice = session(Flaky("We have three kinds.", "Yes."), ["do you have ibuprofen", "hello?"])
+    voice.tts = BrokenVoice(breaks_on="")
+    await utterance(voice)
+    for _ in range(2):  # the reply's failure, then the apology's
+        seen: list[object] = []
+        await next_of(voice, ErrorEvent, seen)
+        assert not any(isinstance(event, ReplyDoneEvent) for event in seen)
+    assert not voice.busy  # and no third try was started
+    await utterance(voice)
+    await next_of(voice, ErrorEvent, [])
     await voice.close()
