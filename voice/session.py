@@ -288,6 +288,11 @@ class _Turn:
             self.current = None
 
 
+def _joined(said: list[SpeechEnded]) -> SpeechEnded:
+    """Utterances heard as one, in order: the audio of each, the end of the last."""
+    return replace(said[-1], audio=b"".join(ended.audio for ended in said))
+
+
 class VoiceSession:
     def __init__(
         self,
@@ -351,6 +356,8 @@ class VoiceSession:
         self._out_resampler: StreamResampler | None = None
         self._done: set[asyncio.Task[None]] = set()
         self._closed = False
+        # While a barge-in cuts the reply: the utterances that ended meanwhile.
+        self._cutting: list[SpeechEnded] | None = None
         # Set by whoever keeps the call's audio (the console's recordings); None: nothing kept.
         self.recording: Recording | None = None
 
@@ -617,11 +624,22 @@ class VoiceSession:
             why,
             len(heard.split()),
         )
-        await self._interrupt()
-        if ended is not None:
+        # Words the caller finishes while the reply is being cut (the history's revision
+        # may wait on the database) wait for it: started at once, they would be a second
+        # turn answering beside the barge-in's, and its reply would speak over this one.
+        self._cutting = []
+        try:
+            await self._interrupt()
+        finally:
+            later, self._cutting = self._cutting, None
+        said = ([ended] if ended is not None else []) + later
+        if len(said) == 1 and ended is None:
+            self._start_turn(said[0])
+        elif said:
             # Heard as every turn is, biased towards the catalogue; from its own audio,
-            # never from a speculation another utterance started meanwhile.
-            self._start_turn(ended, own=True)
+            # never from a speculation another utterance started meanwhile. Several
+            # utterances are heard as one turn, in the order they were said.
+            self._start_turn(said[0] if len(said) == 1 else _joined(said), own=True)
 
     async def interrupt(self) -> None:
         """Stop the reply now (the caller pressed talk while it played): a barge-in."""
@@ -660,6 +678,9 @@ class VoiceSession:
         return spoken(words, len(audio) / 2 / VAD_RATE) if words else text
 
     def _start_turn(self, ended: SpeechEnded, *, own: bool = False) -> None:
+        if self._cutting is not None:
+            self._cutting.append(ended)  # after the barge-in being cut (`_barge_in`)
+            return
         # Only voice withdraws a pause's decode, and the audio after it is silence, so
         # the speculative transcript is the utterance's transcript.
         speculation = None

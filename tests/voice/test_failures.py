@@ -3,6 +3,7 @@ ends that turn with a plain error, and the caller's next words are answered."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -162,4 +163,43 @@ async def test_a_voice_that_cannot_speak_at_all_fails_once_and_falls_quiet() -> 
     assert not voice.busy  # and no third try was started
     await utterance(voice)
     await next_of(voice, ErrorEvent, [])
+    await voice.close()
+
+
+async def test_words_said_while_a_slow_history_cuts_the_reply_wait_for_the_barge_in() -> None:
+    """A barge-in revises the history before its words are answered; if the store is
+    slow, the caller may finish another sentence meanwhile. It is heard with the
+    barge-in, as one turn: two turns at once would answer over each other."""
+    asked: list[str] = []
+    revising, revised = asyncio.Event(), asyncio.Event()
+
+    class SlowStore(Flaky):
+        async def reply(self, text: str) -> AsyncIterator[str]:
+            asked.append(text)
+            async for token in super().reply(text):
+                yield token
+
+        async def interrupted(self, spoken: str) -> None:
+            revising.set()
+            await revised.wait()
+
+    voice = VoiceSession(
+        "failures",
+        SlowStore("We have " + "many kinds of bread today. " * 20, "Rye it is."),
+        stt=FakeSTT(["do you have bread", "actually I want rye instead", "and a baguette"]),
+        tts=FakeTTS(),
+        gauge=loud_is_speech,  # in real time: the reply is playing when the caller speaks
+    )
+    await voice.push(AudioFrame(silence(0.3) + buzz(0.8, pitch=210.0) + silence(1.0), 16000))
+    await next_of(voice, ReplyTextEvent, [])
+    # Words over the reply, short: read, then taken for a barge-in.
+    await voice.push(AudioFrame(buzz(0.8, pitch=230.0) + silence(0.8), 16000))
+    await asyncio.wait_for(revising.wait(), 60)
+    await voice.push(AudioFrame(buzz(0.8, pitch=190.0) + silence(1.0), 16000))
+    assert asked == ["do you have bread"]  # nothing answered while the reply is cut
+    revised.set()
+    done = await next_of(voice, ReplyDoneEvent, [])
+    assert isinstance(done, ReplyDoneEvent) and done.text == "Rye it is."
+    assert asked == ["do you have bread", "actually I want rye instead"]
+    assert not voice.busy
     await voice.close()
