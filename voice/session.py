@@ -123,6 +123,8 @@ class _Turn:
         self.played: list[str] = []
         self.current: tuple[str, float] | None = None  # sentence, fraction played
         self.replying = False
+        self.cut = False  # interrupted: whatever it ends with, the caller is heard next
+        self._stopped = False  # the producer was cancelled: the player is gone
         self._first_piece = True
         self.synthesized_s = 0.0  # seconds of reply audio synthesised
         self.sent_s = 0.0  # seconds of it sent to the caller
@@ -198,6 +200,7 @@ class _Turn:
             await producer
         finally:
             if not producer.done():
+                self._stopped = True
                 producer.cancel()
                 with suppress(asyncio.CancelledError):
                     await producer
@@ -207,8 +210,10 @@ class _Turn:
             await self._pieces(queue)
         except Exception:
             # The player waits on the queue: told the reply is over, it stops, and `_run`
-            # raises this error from the producer. Not on cancel: then both are going.
-            await queue.put(None)
+            # raises this error from the producer. Not when stopped (an error while
+            # closing the stream): nobody reads the queue then.
+            if not self._stopped:
+                await queue.put(None)
             raise
         await queue.put(None)
 
@@ -624,14 +629,26 @@ class VoiceSession:
             why,
             len(heard.split()),
         )
+        if self._cutting is not None:
+            # Another barge-in is still cutting its reply; what played meanwhile (a key's
+            # words) stops, and these words are heard with that barge-in's.
+            await self._interrupt()
+            if ended is not None:
+                if self._cutting is not None:
+                    self._cutting.append(ended)
+                else:
+                    self._start_turn(ended, own=True)
+            return
         # Words the caller finishes while the reply is being cut (the history's revision
         # may wait on the database) wait for it: started at once, they would be a second
         # turn answering beside the barge-in's, and its reply would speak over this one.
-        self._cutting = []
+        cutting: list[SpeechEnded] = []
+        self._cutting = cutting
         try:
             await self._interrupt()
         finally:
-            later, self._cutting = self._cutting, None
+            self._cutting = None
+        later = cutting
         said = ([ended] if ended is not None else []) + later
         if len(said) == 1 and ended is None:
             self._start_turn(said[0])
@@ -703,6 +720,13 @@ class VoiceSession:
         )
 
     def _track(self, turn: _Turn) -> None:
+        replaced = self._turn
+        if replaced is not None and replaced is not turn and not replaced.task.done():
+            # Never two turns at once: both would play into one line. Only a race gets
+            # here (words spoken, or a key's words said, while a barge-in was cut).
+            log.warning("turn_replaced session_id=%s", self.session_id)
+            replaced.cut = True
+            replaced.task.cancel()
         self._turn = turn
         turn.task.add_done_callback(lambda task: self._finished(turn, task))
 
@@ -714,6 +738,10 @@ class VoiceSession:
         if task.cancelled():
             return
         error = task.exception()
+        if error is not None and turn.cut:
+            # Failed while being cut: the caller is being heard, and nothing is owed them.
+            log.warning("turn_failed_when_cut session_id=%s error=%r", self.session_id, error)
+            return
         if error is not None:
             log.error("turn_failed session_id=%s error=%r", self.session_id, error)
             # The caller's page shows this: what failed inside stays in the log.
@@ -738,9 +766,14 @@ class VoiceSession:
             return
         self._turn = None
         self._answer_next = True
+        turn.cut = True
         turn.task.cancel()
-        with suppress(asyncio.CancelledError):
+        try:
             await turn.task
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            pass  # it failed while being cut (closing its stream): cut all the same, logged
         spoken = turn.spoken()
         if self.recording is not None:
             self.recording.interrupted()

@@ -183,10 +183,11 @@ async def test_words_said_while_a_slow_history_cuts_the_reply_wait_for_the_barge
             revising.set()
             await revised.wait()
 
+    stt = FakeSTT(["do you have bread", "actually I want rye instead", "and a baguette"])
     voice = VoiceSession(
         "failures",
         SlowStore("We have " + "many kinds of bread today. " * 20, "Rye it is."),
-        stt=FakeSTT(["do you have bread", "actually I want rye instead", "and a baguette"]),
+        stt=stt,
         tts=FakeTTS(),
         gauge=loud_is_speech,  # in real time: the reply is playing when the caller speaks
     )
@@ -200,6 +201,42 @@ async def test_words_said_while_a_slow_history_cuts_the_reply_wait_for_the_barge
     revised.set()
     done = await next_of(voice, ReplyDoneEvent, [])
     assert isinstance(done, ReplyDoneEvent) and done.text == "Rye it is."
+    # The fake hears audio that starts as an utterance it heard as that utterance: the
+    # turn was both, 0.8 s of voice each, read as one.
     assert asked == ["do you have bread", "actually I want rye instead"]
+    assert len(stt.heard[1]) / 2 / 16000 >= 2 * 0.8 + 0.3, len(stt.heard[1])
     assert not voice.busy
+    await voice.close()
+
+
+async def test_a_reply_whose_stream_fails_as_it_is_cut_is_cut_all_the_same() -> None:
+    """Cutting a reply closes its stream; a stream that raises then (a store failing as
+    it rolls back) must not keep the cut reply, nor the caller's next words, waiting."""
+
+    class FailsWhenClosed(Flaky):
+        async def reply(self, text: str) -> AsyncIterator[str]:
+            if self.replies.pop(0) == "Rye it is.":
+                yield "Rye it is."
+                return
+            try:
+                for _ in range(200):  # more than the player's queue holds
+                    yield "We have many kinds of bread today. "
+            finally:
+                raise RuntimeError(SECRET)
+
+    voice = VoiceSession(
+        "failures",
+        FailsWhenClosed("long", "Rye it is."),
+        stt=FakeSTT(["do you have bread", "stop, do you have rye"]),
+        tts=FakeTTS(),
+        gauge=loud_is_speech,  # in real time: the reply is playing when the caller speaks
+    )
+    await voice.push(AudioFrame(silence(0.3) + buzz(0.8, pitch=210.0) + silence(1.0), 16000))
+    await next_of(voice, ReplyTextEvent, [])
+    await voice.push(AudioFrame(buzz(2.0, pitch=230.0) + silence(1.0), 16000))  # long: a barge-in
+    seen: list[object] = []
+    done = await next_of(voice, ReplyDoneEvent, seen)
+    assert any(isinstance(event, InterruptedEvent) for event in seen)
+    assert isinstance(done, ReplyDoneEvent) and done.text == "Rye it is."
+    assert not any(isinstance(event, ErrorEvent) for event in seen)  # no apology: it was cut
     await voice.close()
