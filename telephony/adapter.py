@@ -154,6 +154,7 @@ class G711Client(RTP.RTPClient):
         self._heard_at = 0.0  # when the current media source last sent a packet
         self.bad_packets = 0
         self.foreign_packets = 0  # from another source than the call's, dropped
+        self._trusted: set[tuple[str, int]] = set()  # the call's first media source
         self.packets_in = 0
         self._key_started: tuple[int, int, float] | None = None  # ssrc, timestamp, when
         self.send_failures = 0
@@ -183,7 +184,11 @@ class G711Client(RTP.RTPClient):
     def received(self, packet: bytes, source: tuple[str, int]) -> None:
         """One datagram off the media socket. Only the call's own source is heard: a
         stranger who finds the port cannot speak into a live call, nor press its keys."""
-        if not self._is_current(source) and time.monotonic() - self._heard_at <= LATCH_QUIET_S:
+        if (
+            not self._is_current(source)
+            and source not in self._trusted
+            and time.monotonic() - self._heard_at <= LATCH_QUIET_S
+        ):
             self.foreign_packets += 1
             if self.foreign_packets & (self.foreign_packets - 1) == 0:  # 1, 2, 4, 8…
                 log.warning(
@@ -193,6 +198,11 @@ class G711Client(RTP.RTPClient):
             return
         if self.parse_packet(packet):
             self._latch(source)
+            if not self._trusted:
+                # Where the call's media first came from stays heard: a stranger who
+                # takes the latch in a quiet spell (a phone that suppresses silence)
+                # may take our audio, as before, but cannot mute the caller.
+                self._trusted.add(source)
 
     def _is_current(self, source: tuple[str, int]) -> bool:
         # The latched source, or the SDP's address (a phone there that sends from another

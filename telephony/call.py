@@ -37,7 +37,7 @@ from voice.events import (
     VoiceEvent,
 )
 from voice.frames import AudioFrame
-from voice.session import Responder, VoiceSession
+from voice.session import TURN_FAILED, Responder, VoiceSession
 from voice.speech import SpeechToText, TextToSpeech
 from voice.turn import EndOfTurn
 
@@ -92,6 +92,7 @@ class CallSummary:
     packets_out: int
     dropped_in: int
     bad_packets: int
+    foreign_packets: int  # from another source than the caller's, not heard
     underruns: int
     # Quiet on the line filled in as silence that the packets then showed was held up:
     # how often, and how much. A sentence cut by it may have been misheard.
@@ -221,6 +222,7 @@ class PhoneCall:
             packets_out=self.media.pmout.packets,
             dropped_in=self._inbound.dropped,
             bad_packets=self.media.bad_packets,
+            foreign_packets=self.media.foreign_packets,
             underruns=self.media.pmout.underruns,
             stalls=self._quiet.stalls,
             stalled_s=self._quiet.stalled_s,
@@ -232,13 +234,14 @@ class PhoneCall:
         )
         log.info(
             "call_ended call_id=%s client_id=%s by=%s duration_s=%.1f underruns=%d "
-            "bad_packets=%d stalls=%d",
+            "bad_packets=%d foreign_packets=%d stalls=%d",
             summary.call_id,
             summary.client_id,
             summary.ended_by,
             summary.duration_s,
             summary.underruns,
             summary.bad_packets,
+            summary.foreign_packets,
             summary.stalls,
         )
         return summary
@@ -341,7 +344,7 @@ class PhoneCall:
             playback.finish()  # the gap while the caller is heard is meant
         elif isinstance(event, ReplyDoneEvent):
             playback.finish()
-            if event.text:
+            if event.text and event.text != TURN_FAILED:  # `#` repeats a reply, not that
                 self._last_reply = event.text
                 self._replies.append(event.text)
         elif isinstance(event, TranscriptEvent):

@@ -231,12 +231,18 @@ def test_a_stranger_on_the_media_port_is_not_heard_while_the_phone_talks(monkeyp
     client.received(key_packet(0, sequence=1, timestamp=160, start=True, ssrc=666), stranger)
     assert heard.audio_from == [1] * 50 and heard.keys == []
     assert client.foreign_packets == 51 and client.destination == phone
-    # Once the phone has been quiet for a second, media from elsewhere is followed (a
-    # phone behind NAT whose mapping changed), and then the old address is the stranger.
+    # Once the phone has been quiet for a second (a phone that suppresses silence, or
+    # one behind NAT whose mapping changed), media from elsewhere is followed: here the
+    # stranger takes the latch, and our audio...
     clock[0] = 102.5
-    client.received(rtp(b"\xff" * 160, sequence=1, ssrc=7), ("198.51.100.7", 40000))
+    client.received(rtp(b"\x00" * 160, sequence=60, ssrc=666), stranger)
+    assert client.destination == stranger and heard.audio_from[-1] == 666
+    # ...but not the caller's voice: where the call's media first came from stays heard.
+    clock[0] = 102.52
     client.received(rtp(b"\xff" * 160, sequence=50, ssrc=1), phone)
-    assert heard.audio_from[-1] == 7 and client.foreign_packets == 52
+    assert heard.audio_from[-1] == 1
+    client.received(rtp(b"\x00" * 160, sequence=1, ssrc=7), ("198.51.100.7", 40000))
+    assert heard.audio_from[-1] == 1 and client.foreign_packets == 52
 
 
 def test_a_key_press_is_one_key_however_often_its_start_is_sent(monkeypatch) -> None:
