@@ -215,7 +215,8 @@ def key_packet(key: int, *, sequence: int, timestamp: int, start: bool, ssrc: in
     return bytes(packet)
 
 
-def test_a_stranger_on_the_media_port_is_not_heard_while_the_phone_talks(monkeypatch) -> None:
+def media_port(monkeypatch: pytest.MonkeyPatch) -> tuple[G711Client, Heard, list[float]]:
+    """A call's media port for a phone at 10.0.0.5:4000, fed by hand on a clock of ours."""
     client = G711Client(
         {0: PayloadType.PCMU, 101: PayloadType.EVENT}, "127.0.0.1", free_udp_port(),
         "10.0.0.5", 4000, None,
@@ -223,6 +224,11 @@ def test_a_stranger_on_the_media_port_is_not_heard_while_the_phone_talks(monkeyp
     client.sink = heard = Heard()
     clock = [100.0]
     monkeypatch.setattr("telephony.adapter.time.monotonic", lambda: clock[0])
+    return client, heard, clock
+
+
+def test_a_stranger_on_the_media_port_is_not_heard_while_the_phone_talks(monkeypatch) -> None:
+    client, heard, clock = media_port(monkeypatch)
     phone, stranger = ("10.0.0.5", 4000), ("203.0.113.66", 5004)
     for n in range(50):
         clock[0] = 100.0 + n * 0.02
@@ -246,13 +252,7 @@ def test_a_stranger_on_the_media_port_is_not_heard_while_the_phone_talks(monkeyp
 
 
 def test_a_key_press_is_one_key_however_often_its_start_is_sent(monkeypatch) -> None:
-    client = G711Client(
-        {0: PayloadType.PCMU, 101: PayloadType.EVENT}, "127.0.0.1", free_udp_port(),
-        "10.0.0.5", 4000, None,
-    )  # fmt: skip
-    client.sink = heard = Heard()
-    clock = [100.0]
-    monkeypatch.setattr("telephony.adapter.time.monotonic", lambda: clock[0])
+    client, heard, clock = media_port(monkeypatch)
     phone = ("10.0.0.5", 4000)
 
     def press(key: int, timestamp: int, first_sequence: int, starts: int) -> None:
