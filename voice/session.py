@@ -648,8 +648,7 @@ class VoiceSession:
             await self._interrupt()
         finally:
             self._cutting = None
-        later = cutting
-        said = ([ended] if ended is not None else []) + later
+        said = ([ended] if ended is not None else []) + cutting
         if len(said) == 1 and ended is None:
             self._start_turn(said[0])
         elif said:
@@ -768,12 +767,10 @@ class VoiceSession:
         self._answer_next = True
         turn.cut = True
         turn.task.cancel()
-        try:
+        # A turn that fails as it is cut (closing its stream) is cut all the same: logged
+        # by `_finished`.
+        with suppress(asyncio.CancelledError, Exception):
             await turn.task
-        except asyncio.CancelledError:
-            pass
-        except Exception:
-            pass  # it failed while being cut (closing its stream): cut all the same, logged
         spoken = turn.spoken()
         if self.recording is not None:
             self.recording.interrupted()
