@@ -86,9 +86,9 @@ async def run_call(
 
     `receive` feeds the caller's audio to `voice` and returns when the caller is gone;
     `deliver` takes each of the session's events to the caller, one at a time (turn
-    metrics are recorded through `port` before it sees them, while later events go on); `ended_by` says who ended the call,
-    asked once `voice` has closed; `hang_up` ends the transport's side, given that
-    answer. Without `greet` (a browser resuming its conversation) nobody is greeted.
+    metrics are recorded through `port` before it sees them, while later events go on);
+    `ended_by` says who ended the call, asked once `voice` has closed; `hang_up` ends
+    the transport's side, given that answer. Without `greet` (a browser resuming its conversation) nobody is greeted.
     A failure of `receive` is raised after the shutdown.
     """
     client_id = voice.session_id
