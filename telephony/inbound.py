@@ -35,6 +35,10 @@ class LineEnded:
     """Nothing more will come: the call is over."""
 
 
+# What is never dropped, and does not count towards the bound.
+_CONTROL = (Key, Hold, LineEnded)
+
+
 class Inbound(Generic[Audio]):
     """A queue of audio and control events, read by one task on the event loop. Only
     `put` and `get` touch it, both on the loop; `get` may be cancelled (a timeout)
@@ -48,7 +52,7 @@ class Inbound(Generic[Audio]):
         self.dropped = 0  # audio dropped to stay within `most_audio`
 
     def put(self, item: Audio | Key | Hold | LineEnded) -> None:
-        if not isinstance(item, Key | Hold | LineEnded):
+        if not isinstance(item, _CONTROL):
             if self._audio >= self._most_audio:
                 self._drop_oldest_audio()
             self._audio += 1
@@ -60,7 +64,7 @@ class Inbound(Generic[Audio]):
             self._ready.clear()
             await self._ready.wait()
         item = self._items.popleft()
-        if not isinstance(item, Key | Hold | LineEnded):
+        if not isinstance(item, _CONTROL):
             self._audio -= 1
         return item
 
@@ -69,7 +73,7 @@ class Inbound(Generic[Audio]):
 
     def _drop_oldest_audio(self) -> None:
         for i, item in enumerate(self._items):
-            if not isinstance(item, Key | Hold | LineEnded):
+            if not isinstance(item, _CONTROL):
                 del self._items[i]
                 self._audio -= 1
                 self.dropped += 1

@@ -77,6 +77,15 @@ async def utterance(voice: VoiceSession, seconds: float = 0.8) -> None:
         await voice.push(AudioFrame(chunk, 16000))
 
 
+async def replying(responder: Flaky, stt: FakeSTT) -> VoiceSession:
+    """A voice loop in real time, its reply to the caller's first words playing: the
+    caller's next words are over it."""
+    voice = VoiceSession("failures", responder, stt=stt, tts=FakeTTS(), gauge=loud_is_speech)
+    await voice.push(AudioFrame(silence(0.3) + buzz(0.8, pitch=210.0) + silence(1.0), 16000))
+    await next_of(voice, ReplyTextEvent, [])
+    return voice
+
+
 async def error_then_answer(voice: VoiceSession) -> tuple[ErrorEvent, ReplyDoneEvent]:
     """The failed turn's error, the apology the caller hears, then the next utterance's
     whole reply."""
@@ -132,15 +141,7 @@ async def test_a_history_that_cannot_be_revised_does_not_end_the_call() -> None:
     """A barge-in revises the reply in the history to what was heard; if the store fails
     then, the reply is still cut and the barge-in is still the next turn."""
     responder = Flaky("We have " + "many kinds of bread today. " * 20, "Yes.", revising_fails=True)
-    voice = VoiceSession(
-        "failures",
-        responder,
-        stt=FakeSTT(["do you have bread", "stop, do you have rolls"]),
-        tts=FakeTTS(),
-        gauge=loud_is_speech,  # in real time: the reply is playing when the caller speaks
-    )
-    await voice.push(AudioFrame(silence(0.3) + buzz(0.8, pitch=210.0) + silence(1.0), 16000))
-    await next_of(voice, ReplyTextEvent, [])
+    voice = await replying(responder, FakeSTT(["do you have bread", "stop, do you have rolls"]))
     # Over the reply, long, in another voice than the reply's own.
     await voice.push(AudioFrame(buzz(2.0, pitch=210.0) + silence(1.0), 16000))
     seen: list[object] = []
@@ -184,15 +185,9 @@ async def test_words_said_while_a_slow_history_cuts_the_reply_wait_for_the_barge
             await revised.wait()
 
     stt = FakeSTT(["do you have bread", "actually I want rye instead", "and a baguette"])
-    voice = VoiceSession(
-        "failures",
-        SlowStore("We have " + "many kinds of bread today. " * 20, "Rye it is."),
-        stt=stt,
-        tts=FakeTTS(),
-        gauge=loud_is_speech,  # in real time: the reply is playing when the caller speaks
+    voice = await replying(
+        SlowStore("We have " + "many kinds of bread today. " * 20, "Rye it is."), stt
     )
-    await voice.push(AudioFrame(silence(0.3) + buzz(0.8, pitch=210.0) + silence(1.0), 16000))
-    await next_of(voice, ReplyTextEvent, [])
     # Words over the reply, short: read, then taken for a barge-in.
     await voice.push(AudioFrame(buzz(0.8, pitch=230.0) + silence(0.8), 16000))
     await asyncio.wait_for(revising.wait(), 60)
@@ -224,15 +219,10 @@ async def test_a_reply_whose_stream_fails_as_it_is_cut_is_cut_all_the_same() -> 
             finally:
                 raise RuntimeError(SECRET)
 
-    voice = VoiceSession(
-        "failures",
+    voice = await replying(
         FailsWhenClosed("long", "Rye it is."),
-        stt=FakeSTT(["do you have bread", "stop, do you have rye"]),
-        tts=FakeTTS(),
-        gauge=loud_is_speech,  # in real time: the reply is playing when the caller speaks
+        FakeSTT(["do you have bread", "stop, do you have rye"]),
     )
-    await voice.push(AudioFrame(silence(0.3) + buzz(0.8, pitch=210.0) + silence(1.0), 16000))
-    await next_of(voice, ReplyTextEvent, [])
     await voice.push(AudioFrame(buzz(2.0, pitch=230.0) + silence(1.0), 16000))  # long: a barge-in
     seen: list[object] = []
     done = await next_of(voice, ReplyDoneEvent, seen)
