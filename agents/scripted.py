@@ -12,7 +12,8 @@ import re
 
 from agents import heard, prompts
 from agents.deps import ShopInfo
-from agents.guards import is_clear_yes, spoken_quantities
+from agents.guards import consents, spoken_quantities
+from agents.moves import READ_BACK_QUESTION
 from agents.routing import CANCEL as _CANCEL
 from agents.routing import CHATTER as _CHATTER
 from agents.routing import DONE as _DONE
@@ -76,8 +77,8 @@ def _sales_decision(args: CompletionArgs, match: re.Match[str]) -> AssistantMess
     # Then the answer to the question the caller just heard.
     last = _last_assistant(args)
     product_words = [w for w in content_words(lowered) if w not in _CHATTER]
-    if "Shall I place the order?" in last:
-        if is_clear_yes(text):
+    if READ_BACK_QUESTION in last:
+        if consents(text):
             return _call("confirm_order")
         if not product_words:
             return AssistantMessage(content="No problem. What would you like to change?")

@@ -18,10 +18,10 @@ from sqlmodel import Session
 
 from agents import heard
 from agents.deps import pharmacy
-from agents.guards import grounded, is_clear_yes, spoken_quantities, stated_quantity
+from agents.guards import consents, grounded, spoken_quantities, stated_quantity
 from agents.heard import did_you_say
 from agents.items import Wanted
-from agents.moves import named_line
+from agents.moves import READ_BACK_QUESTION, described_by, named_line
 from agents.speech import line_words, money, order_number, order_words
 from agents.tools.catalogue import (
     ProductName,
@@ -337,9 +337,7 @@ async def _read_back(ctx: ToolContext, view: orders.OrderView, currency: str) ->
     """Code, not the model, says what will be ordered; the caller's next words answer it."""
     shop = pharmacy(ctx)
     await ctx.commit_tool_output("The order was read back to the caller, who was asked to confirm.")
-    spoken = await ctx.emit(
-        f"Your order is {order_words(view, currency)}. Shall I place the order?"
-    )
+    spoken = await ctx.emit(f"Your order is {order_words(view, currency)}. {READ_BACK_QUESTION}")
     await shop.run(
         lambda db: orders.mark_read_back(
             db, customer_id=_customer_id(db, ctx.client_id), revision=view.revision, seq=spoken.seq
@@ -365,8 +363,13 @@ async def read_back_order(ctx: ToolContext, _: NoArguments) -> None:
 
 
 def _answers_read_back(log_: list[Message], read_back_seq: int | None) -> str | None:
-    """The caller's reply to the read-back, if their latest words are exactly that reply."""
+    """The caller's reply to the read-back, if their latest words are exactly that reply
+    and the caller heard the read-back to its question: a barge-in revises the reply to
+    the words played, and a yes to "Your order is" is not a yes to the order."""
     if read_back_seq is None:
+        return None
+    read_back = next((m for m in log_ if m.seq == read_back_seq), None)
+    if read_back is None or not read_back.content.rstrip().endswith(READ_BACK_QUESTION):
         return None
     replies = [
         m for m in log_ if m.role is Role.USER and m.mode is Mode.USER and m.seq > read_back_seq
@@ -392,7 +395,7 @@ async def confirm_order(ctx: ToolContext, _: NoArguments) -> None:
     reply = None
     if view.read_back_revision == view.revision:
         reply = _answers_read_back(await ctx.session.get_raw_history(), view.read_back_seq)
-    if reply is None or not is_clear_yes(reply):
+    if reply is None or not consents(reply, described_by(view.lines)):
         log.warning("confirm_deferred client_id=%s reply=%r", ctx.client_id, reply)
         await _read_back(ctx, view, currency)
         return

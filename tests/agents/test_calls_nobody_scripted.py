@@ -13,7 +13,7 @@ import pytest
 
 from callswarm.app import Services, build_services
 from callswarm.settings import Settings
-from swarm import AssistantMessage, ToolCall
+from swarm import AssistantMessage, CompletionArgs, FunctionBackend, ToolCall
 
 from .test_conversations import orders_of, talk
 
@@ -44,6 +44,45 @@ async def test_a_yes_to_a_read_back_only_confirms_even_after_a_change(
     )
     assert "is placed" in replies[-1]
     assert lines_of(shop, "c") == [("confirmed", "PAR500-16", 3, 3 * 299)]
+
+
+@pytest.mark.parametrize(
+    "hedge",
+    [
+        "Okay, let me think about it first.",
+        "Sure, I'll call back later to decide.",
+        "Yes, I'll have to check with my wife first.",
+    ],
+)
+async def test_a_yes_that_hedges_hears_the_order_again_and_places_nothing(
+    shop: Services, hedge: str
+) -> None:
+    replies = await talk(shop, "c", "two boxes of ibuprofen", "that's all", hedge)
+    assert replies[-1] == replies[-2]  # the read-back, asked again
+    assert lines_of(shop, "c") == [("pending", "IBU200-24", 2, 2 * 399)]
+    await talk(shop, "c", "yes please")
+    assert lines_of(shop, "c") == [("confirmed", "IBU200-24", 2, 2 * 399)]
+
+
+async def test_a_yes_to_a_read_back_cut_short_places_nothing(shop: Services) -> None:
+    """A barge-in revises the read-back to what was played: the caller never heard the
+    order or its total, so their yes (to someone in the room) is not consent to it."""
+    session = shop.engine.session("c", shop.swarm)
+    await talk(shop, "c", "two boxes of ibuprofen", "that's all")
+    await session.revise_reply("Your order is")
+
+    async def confirming(args: CompletionArgs) -> AssistantMessage:
+        if "confirm_order" in args.tool_names:
+            return AssistantMessage(
+                tool_calls=(ToolCall(id="c1", name="confirm_order", arguments={}),)
+            )
+        return AssistantMessage(content="Sure.")
+
+    for agent in shop.engine.registry.agents.values():
+        shop.engine.registry.completions[agent.completion] = FunctionBackend(confirming)
+    again = await session.complete("yes")
+    assert again.startswith("Your order is 2 packs of Ibuprofen")  # read back whole
+    assert lines_of(shop, "c") == [("pending", "IBU200-24", 2, 2 * 399)]
 
 
 async def test_a_second_read_back_then_yes_does_not_add_again(shop: Services) -> None:

@@ -1,6 +1,6 @@
 import pytest
 
-from agents.guards import grounded, is_clear_yes, spoken_quantities, stated_quantity
+from agents.guards import consents, grounded, is_clear_yes, spoken_quantities, stated_quantity
 from agents.speech import money, order_number
 
 
@@ -52,6 +52,39 @@ def test_clear_yes(said: str) -> None:
 )
 def test_not_a_clear_yes(said: str) -> None:
     assert not is_clear_yes(said)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "yes",
+        "Yes please, go ahead and place the order, thank you.",
+        "Yeah, that's all correct.",
+        "Okay, sounds good to me.",
+        "yep, put it through",
+        "Yes, the paracetamol, two boxes.",  # the order's own words
+    ],
+)
+def test_consent_is_a_yes_with_nothing_else_in_it(said: str) -> None:
+    assert consents(said, ["paracetamol", "two", "boxes"])
+
+
+# Each holds a yes-word and no negation, so `is_clear_yes` takes it.
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Okay, let me think about it first.",
+        "Sure, I'll call back later to decide.",
+        "Right, that's too expensive for me.",
+        "Yes, I'll have to check with my wife first.",
+        "Yeah, I'll come in and pay tomorrow.",
+        "Okay, hold off for now.",
+        "Yes, three boxes.",  # not the order read back
+    ],
+)
+def test_a_yes_with_a_hedge_in_it_is_no_consent(said: str) -> None:
+    assert is_clear_yes(said)
+    assert not consents(said, ["paracetamol", "two", "boxes"])
 
 
 def test_arguments_must_come_from_what_was_said() -> None:
