@@ -26,7 +26,7 @@ from swarm._handle import SessionHandle
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import extract_tool_calls, find_leak
 from swarm._registry import AgentSpec, RoutedReply, ToolSpec
-from swarm._tools import run_tool, validate_arguments
+from swarm._tools import INTERNAL_FAILURE, run_tool, validate_arguments
 from swarm._turn import Conversation, Turn, TurnHost
 from swarm.errors import CompletionError, CompletionTimeout, RecursionLimitExceeded, ToolError
 
@@ -407,7 +407,13 @@ class Runner:
 
     def _internal_texts(self, agent: AgentSpec) -> list[str]:
         """Everything the model reads that the caller must never hear."""
-        return [*_CORRECTIONS.values(), agent.reminder, *agent.system]
+        return [
+            *_CORRECTIONS.values(),
+            INTERNAL_FAILURE,
+            *self.turn.notes,
+            agent.reminder,
+            *agent.system,
+        ]
 
     # --- rescue ---------------------------------------------------------------------------
 

@@ -62,6 +62,9 @@ class Turn:
     budget: Budget = field(default_factory=Budget)
     screened: bool = False
     screen_handed_on: bool = False  # the screen's call was not the first agent's to make
+    # The engine's own notes to the model this turn (a failed tool, a refused transfer,
+    # invalid arguments): never for the caller's ears. A tool's own ToolError text is.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def output(self) -> str:

@@ -13,11 +13,13 @@ from swarm import (
     AssistantMessage,
     Engine,
     ErrorOccurred,
+    NavigationError,
     Rescued,
     RoutedCall,
     RoutedReply,
     ToolContext,
 )
+from swarm._tools import INTERNAL_FAILURE
 
 from .helpers import NoArgs, Sequenced, tool_call
 
@@ -180,6 +182,40 @@ async def test_words_meant_for_the_model_are_never_spoken(echo: str) -> None:
     assert reply == FALLBACK
     assert "internal_leak" in reasons
     assert "tool" not in reply.lower()
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        RuntimeError("database is locked"),
+        NavigationError("agents cannot be changed from inside a thread between agents"),
+    ],
+)
+async def test_the_engines_note_on_a_failed_tool_is_never_spoken(failure: Exception) -> None:
+    """A model that reads its tool's output aloud (as the scripted provider does) said
+    "The tool failed because of an internal error. Apologise to the caller..."."""
+    engine = Engine(completion_timeout=5)
+    parrot = INTERNAL_FAILURE if isinstance(failure, RuntimeError) else str(failure)
+    model = Sequenced(
+        [tool_call("look"), AssistantMessage(content=parrot), AssistantMessage(content=parrot)]
+    )
+    engine.add_completion("m", model)
+
+    async def look(ctx: ToolContext, _: NoArgs) -> str:
+        raise failure
+
+    engine.add_tool("look", "Look something up", NoArgs, look)
+    engine.add_agent("a", "m", "Agent a.", tools=["look"])
+
+    async def fallback(session, said: str) -> str:
+        return FALLBACK
+
+    engine.add_swarm("w", ["a"], "a", fallback=fallback)
+    with engine.bus.subscribe() as events:
+        reply = await engine.session("c", "w").complete("where is my order?")
+        reasons = [e.reason for e in events.drain() if isinstance(e, Rescued)]
+    assert reply == FALLBACK
+    assert "internal_leak" in reasons
 
 
 @pytest.mark.parametrize("where", ["screen", "fallback too"])
