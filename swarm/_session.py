@@ -77,6 +77,7 @@ class Session:
             client_id, lambda exc: self.publish(ErrorOccurred, error=repr(exc), where="store")
         )
         self._idle: asyncio.TimerHandle | None = None
+        self._holders = 0
         self._main = MainConversation(self)
         self.closed = asyncio.Event()
 
@@ -154,6 +155,15 @@ class Session:
         self.closed.set()
         log.info("session_disposed client_id=%s", self.client_id)
 
+    def hold(self) -> None:
+        """A live call speaks through this session: it is not disposed for idleness (a
+        caller quiet past the timeout, an operator's long takeover) until `release`."""
+        self._holders += 1
+
+    def release(self) -> None:
+        self._holders = max(0, self._holders - 1)
+        self._touch()
+
     def _touch(self) -> None:
         timeout = self._engine.idle_timeout
         if timeout is None or self.state is SessionState.CLOSED:
@@ -163,7 +173,7 @@ class Session:
         self._idle = asyncio.get_running_loop().call_later(timeout, self._idle_expired)
 
     def _idle_expired(self) -> None:
-        if self._lock.locked():
+        if self._lock.locked() or self._holders:
             self._touch()
             return
         log.info("session_idle client_id=%s", self.client_id)

@@ -197,7 +197,12 @@ class LiveCalls:
         speak: Callable[[str], Awaitable[None]] | None = None,
     ) -> LiveCall:
         session = self._engine.session(client_id, self._swarm)
-        history = await session.get_raw_history()
+        session.hold()
+        try:
+            history = await session.get_raw_history()
+        except BaseException:
+            session.release()
+            raise
         call = LiveCall(
             id=uuid.uuid4().hex,
             client_id=client_id,
@@ -237,6 +242,7 @@ class LiveCalls:
         """The caller left: settle the row (outcome, agents, recording) and forget the call."""
         if self._by_id.pop(call.id, None) is None:
             return
+        call.session.release()
         ended_at = datetime.now(UTC)
         # Before the call stops being current: the journal may still be saving its last
         # events, and must find them a call either way.

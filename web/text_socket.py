@@ -11,6 +11,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from models.calls import Channel
 from swarm import SwarmError
+from voice.session import TURN_FAILED
 from web.callers import socket_caller
 from web.deps import GatewayDep
 from web.ids import web_client_id
@@ -56,7 +57,8 @@ async def session_socket(websocket: WebSocket, gateway: GatewayDep, client_id: s
                 await websocket.send_text(await session.complete(message))
             except SwarmError as exc:
                 log.error("text_turn_failed client_id=%s error=%r", client_id, exc)
-                await websocket.send_text(f"error: {exc}")
+                # The error names internals (a session, a host): the log has it.
+                await websocket.send_text(f"error: {TURN_FAILED}")
     except WebSocketDisconnect:
         log.info("text_disconnected client_id=%s", client_id)
     finally:

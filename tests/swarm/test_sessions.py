@@ -147,6 +147,21 @@ async def test_idle_session_is_disposed_and_resumes_from_the_store() -> None:
     assert await resumed.get_last_user_message() == "hello"
 
 
+async def test_a_session_a_call_holds_outlives_its_idle_timeout_until_released() -> None:
+    """A caller quiet past the timeout kept a disposed session: every later turn of the
+    call failed, and its hang-up could not be recorded."""
+    engine = echo_engine(idle_timeout=1e-3)
+    s = engine.session("c", "w")
+    s.hold()
+    await s.complete("hello")
+    s._idle_expired()  # as its timer would, however often
+    assert s.state is SessionState.OPEN and engine.sessions["c"] is s
+    assert await s.complete("still here") == "echo: still here"
+    s.release()
+    await asyncio.wait_for(s.closed.wait(), timeout=5)
+    assert "c" not in engine.sessions
+
+
 async def test_stream_yields_text_as_written_and_records_the_whole_reply() -> None:
     engine = echo_engine()
     s = engine.session("c", "w")

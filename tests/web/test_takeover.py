@@ -98,6 +98,18 @@ async def test_takeover_of_a_text_call_and_of_calls_that_are_not_live(gateway) -
             assert gone.status_code == 409
 
 
+async def test_a_caller_quiet_past_the_idle_timeout_keeps_their_call(gateway) -> None:
+    listener = gateway.gateway.journal.hub.listen()
+    async with typed(gateway.ws, "web-quiet") as ws:
+        await journaled(listener, "call_started", "web-quiet")
+        gateway.gateway.engine.sessions["web-quiet"]._idle_expired()  # the timeout passes
+        await ws.send("what time do you open?")
+        reply = await asyncio.wait_for(ws.recv(), 30)
+        assert reply.startswith("We are open") and "error" not in reply
+    ended = await journaled(listener, "call_ended", "web-quiet")
+    assert ended["data"]["outcome"] == "completed"
+
+
 async def test_each_call_is_recorded_with_the_caller_and_the_assistant_apart(gateway, tts) -> None:
     words = espeak("Do you have any ibuprofen?", voice="en-gb")
     listener = gateway.gateway.journal.hub.listen()
