@@ -104,11 +104,17 @@ def redact_data(value: Any) -> Any:
     return value
 
 
+# A lone UTF-16 half (JSON's "\ud800", which a model's reply can hold) cannot be
+# encoded as UTF-8: SQLite and PostgreSQL refuse it as they refuse a NUL.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
 def storable(value: Any) -> Any:
-    """Without NUL characters, which PostgreSQL refuses in text and JSON: a caller who
-    typed one jammed every later write of their session (the socket fuzz)."""
+    """Without NUL characters or lone surrogates, which the databases refuse in text and
+    JSON: one such character jammed every later write of its session (the socket fuzz
+    found the NUL; a model's reply holding "\ud800", the surrogate)."""
     if isinstance(value, str):
-        return value.replace("\x00", "") if "\x00" in value else value
+        return _UNSTORABLE.sub("", value)
     if isinstance(value, dict):
         return {storable(k): storable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

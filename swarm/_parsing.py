@@ -110,6 +110,15 @@ def _original_length(original: str, collapsed_length: int) -> int:
     return o
 
 
+_HALVES = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """`text` without lone UTF-16 halves: a model's JSON can say "\ud800", and no
+    socket, voice or database takes it (a text caller's socket closed on one)."""
+    return _HALVES.sub("", text) if _HALVES.search(text) else text
+
+
 def extract_tool_calls(text: str) -> tuple[str, list[ParsedCall]]:
     """Split a model's text into the words meant for the caller and embedded tool calls."""
     calls: list[ParsedCall] = []

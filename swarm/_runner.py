@@ -16,7 +16,7 @@ import itertools
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from swarm._amounts import ungrounded_amounts
@@ -24,7 +24,7 @@ from swarm._completion import CompletionArgs, CompletionTiming, TextDelta, Warmi
 from swarm._guard import SpeechGuard
 from swarm._handle import SessionHandle
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
-from swarm._parsing import extract_tool_calls, find_leak
+from swarm._parsing import encodable, extract_tool_calls, find_leak
 from swarm._registry import AgentSpec, RoutedReply, ToolSpec
 from swarm._tools import INTERNAL_FAILURE, run_tool, validate_arguments
 from swarm._turn import Conversation, Turn, TurnHost
@@ -314,11 +314,11 @@ class Runner:
             async with asyncio.timeout(max(limit, 0.0)):
                 async for chunk in backend.stream(args):
                     if isinstance(chunk, TextDelta):
-                        safe = guard.feed(chunk.text) if guard else ""
+                        safe = guard.feed(encodable(chunk.text)) if guard else ""
                         if safe and self.turn.on_text:
                             await self.turn.on_text(safe)
                     else:
-                        final = chunk
+                        final = replace(chunk, content=encodable(chunk.content))
         except TimeoutError as exc:
             raise CompletionTimeout(
                 f"{agent.completion} gave no answer in {limit:g} s",

@@ -63,6 +63,9 @@ def test_nul_characters_never_reach_the_database_even_with_redaction_off() -> No
     for redaction in (Redaction(on=True), Redaction(on=False)):
         assert redaction.text("a\x00b") == "ab"
         assert redaction.data({"k\x00": ["x\x00"]}) == {"k": ["x"]}
+        # Lone UTF-16 halves, from a model's "\ud800"; a whole emoji stays.
+        assert redaction.text("a\ud800b\U0001f600") == "ab\U0001f600"
+        assert redaction.data({"k\udfff": ["x\ud83d"]}) == {"k": ["x"]}
 
 
 def test_data_is_redacted_through_and_off_means_off() -> None:

@@ -162,6 +162,19 @@ async def test_a_session_a_call_holds_outlives_its_idle_timeout_until_released()
     assert "c" not in engine.sessions
 
 
+async def test_a_lone_surrogate_in_a_models_reply_is_never_passed_on() -> None:
+    """A model's JSON can hold "\\ud800": the text socket closed on it, and the
+    session's store refused it and every write queued after it."""
+    engine = Engine()
+    engine.add_completion("s", ScriptedBackend([Rule("(.*)", reply="half \ud800of it")]))
+    engine.add_agent("a", "s", "Echo.")
+    engine.add_swarm("w", ["a"], "a")
+    s = engine.session("c", "w")
+    reply = "".join([piece async for piece in s.stream("hi")])
+    assert reply.encode("utf-8") == b"half of it"
+    assert await s.get_last_assistant_message() == "half of it"
+
+
 async def test_stream_yields_text_as_written_and_records_the_whole_reply() -> None:
     engine = echo_engine()
     s = engine.session("c", "w")
