@@ -157,26 +157,39 @@ def customer_orders(db: Session, *, customer_id: int, limit: int = 5) -> list[Or
 
 
 def set_quantity(
-    db: Session, *, customer_id: int, product: Product, quantity: int, add: bool = True
+    db: Session,
+    *,
+    customer_id: int,
+    product: Product,
+    quantity: int,
+    add: bool = True,
+    commit: bool = True,
 ) -> OrderView:
-    """Add `quantity` of a product to the pending order (or set it, with add=False)."""
+    """Add `quantity` of a product to the pending order (or set it, with add=False).
+
+    `commit=False` leaves the change for the caller's one commit, so that several
+    changes a caller asked for in one sentence are saved together or not at all: a
+    failure between them left the first saved, and the caller's retry added it twice.
+    A refused change writes nothing, and leaves the earlier ones of the transaction be."""
     if product.prescription_only:
         raise PrescriptionOnly(product)
     order = pending_order(db, customer_id=customer_id)
+    line = (
+        None
+        if order is None
+        else db.exec(
+            select(OrderLine).where(OrderLine.order_id == order.id, OrderLine.sku == product.sku)
+        ).first()
+    )
+    new_quantity = (line.quantity if line and add else 0) + quantity
+    if not 1 <= new_quantity <= MAX_QUANTITY_PER_LINE:
+        raise QuantityNotAllowed(new_quantity, product.name)
+    if new_quantity > product.stock:
+        raise OutOfStock(product, product.stock, new_quantity)
     if order is None:
         order = Order(customer_id=customer_id)
         db.add(order)
         db.flush()
-    line = db.exec(
-        select(OrderLine).where(OrderLine.order_id == order.id, OrderLine.sku == product.sku)
-    ).first()
-    new_quantity = (line.quantity if line and add else 0) + quantity
-    if not 1 <= new_quantity <= MAX_QUANTITY_PER_LINE:
-        db.rollback()
-        raise QuantityNotAllowed(new_quantity, product.name)
-    if new_quantity > product.stock:
-        db.rollback()
-        raise OutOfStock(product, product.stock, new_quantity)
     if line is None:
         assert order.id is not None
         line = OrderLine(
@@ -188,6 +201,9 @@ def set_quantity(
     line.quantity = new_quantity
     db.add(line)
     _touch(db, order)
+    if not commit:
+        db.flush()
+        return view_order(db, order=order)
     db.commit()
     db.refresh(order)
     return view_order(db, order=order)

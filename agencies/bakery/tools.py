@@ -134,11 +134,14 @@ async def add_to_order(ctx: ToolContext, params: Item) -> str:
         done, refused = [], ""
         for item, quantity in wanted:
             try:
-                orders.set_quantity(db, customer_id=customer, product=item, quantity=quantity)
+                orders.set_quantity(
+                    db, customer_id=customer, product=item, quantity=quantity, commit=False
+                )
             except OrderError as exc:
                 refused = refused or str(_refusal(exc))  # one question at a time
                 continue
             done.append((item.name, quantity))
+        db.commit()  # the sentence's items together: a failure saves none, so none twice
         return done, refused
 
     added = await shop.run(work)

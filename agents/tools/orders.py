@@ -200,7 +200,7 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
                 continue
             try:
                 view = orders.set_quantity(
-                    db, customer_id=customer, product=choice, quantity=change
+                    db, customer_id=customer, product=choice, quantity=change, commit=False
                 )
                 taken[choice.sku] = wanted
             except OrderError as exc:
@@ -209,6 +209,7 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
             line = next(line for line in view.lines if line.sku == choice.sku)
             added = [a for a in added if not a.endswith(f" {line.name}")]
             added.append(line_words(line))
+        db.commit()  # all the sentence's items at once: none saved if one fails
         return added, missed, view
 
     added, missed, view = await shop.run(work)
@@ -290,7 +291,10 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
             return f"{line.name} is already in your order, so I've left it as it is. Anything else?"
         # "change it to the 32 pack" on three packs: three of the other, unless said.
         quantity = stated_quantity(params.instead) or line.quantity
-        orders.set_quantity(db, customer_id=customer, product=choice, quantity=quantity, add=False)
+        # One commit for both: a failure between them must not leave both lines.
+        orders.set_quantity(
+            db, customer_id=customer, product=choice, quantity=quantity, add=False, commit=False
+        )
         view = orders.remove_product(db, customer_id=customer, sku=line.sku, name=line.name)
         return line.name, view
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from callswarm.app import Services, build_services
 from callswarm.settings import Settings
+from models import orders
 from swarm import AssistantMessage, CompletionArgs, FunctionBackend, ToolCall
 
 from .test_conversations import orders_of, talk
@@ -83,6 +85,31 @@ async def test_a_yes_to_a_read_back_cut_short_places_nothing(shop: Services) -> 
     again = await session.complete("yes")
     assert again.startswith("Your order is 2 packs of Ibuprofen")  # read back whole
     assert lines_of(shop, "c") == [("pending", "IBU200-24", 2, 2 * 399)]
+
+
+async def test_a_sentence_of_two_items_is_saved_whole_or_not_at_all(
+    shop: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database failed on the second item: the first was already saved, and the
+    caller, told it failed, said the sentence again and got the first one twice."""
+    real, calls = orders.set_quantity, []
+
+    def failing_once(db, **change):  # type: ignore[no-untyped-def]
+        calls.append(change["product"].sku)
+        if len(calls) == 2:
+            raise OperationalError("UPDATE", {}, Exception("database is locked"))
+        return real(db, **change)
+
+    monkeypatch.setattr(orders, "set_quantity", failing_once)
+    said = "one aspirin and two ibuprofen please"
+    replies = await talk(shop, "c", said)
+    assert lines_of(shop, "c") == []
+    assert "internal" not in replies[0].lower()
+    await talk(shop, "c", said)
+    assert lines_of(shop, "c") == [
+        ("pending", "ASP300-32", 1, 249 + 2 * 399),
+        ("pending", "IBU200-24", 2, 249 + 2 * 399),
+    ]
 
 
 async def test_a_second_read_back_then_yes_does_not_add_again(shop: Services) -> None:

@@ -44,6 +44,43 @@ def test_adding_again_adds_and_limits_apply(db) -> None:
             orders.set_quantity(s, customer_id=cid, product=product(s, "AMOX500-21"), quantity=1)
 
 
+def test_changes_left_uncommitted_are_saved_together_and_a_refusal_keeps_them(db) -> None:
+    cid = customer(db)
+    with Session(db) as s:
+        orders.set_quantity(
+            s, customer_id=cid, product=product(s, "PAR500-16"), quantity=2, commit=False
+        )
+        with pytest.raises(orders.QuantityNotAllowed):
+            orders.set_quantity(
+                s, customer_id=cid, product=product(s, "IBU200-24"), quantity=100, commit=False
+            )
+        view = orders.set_quantity(
+            s, customer_id=cid, product=product(s, "IBU200-24"), quantity=1, commit=False
+        )
+        assert [(line.sku, line.quantity) for line in view.lines] == [
+            ("PAR500-16", 2),
+            ("IBU200-24", 1),
+        ]
+    with Session(db) as s:  # never committed: nothing was saved
+        assert orders.pending_order(s, customer_id=cid) is None
+        product(s, "IBU200-24").stock = 3
+        s.commit()
+        orders.set_quantity(
+            s, customer_id=cid, product=product(s, "PAR500-16"), quantity=2, commit=False
+        )
+        with pytest.raises(orders.OutOfStock):
+            orders.set_quantity(
+                s, customer_id=cid, product=product(s, "IBU200-24"), quantity=5, commit=False
+            )
+        s.commit()
+    with Session(db) as s:
+        order = orders.pending_order(s, customer_id=cid)
+        assert order is not None
+        assert [(line.sku, line.quantity) for line in orders.view_order(s, order=order).lines] == [
+            ("PAR500-16", 2)
+        ]
+
+
 def test_confirm_is_idempotent_and_moves_stock_once(db) -> None:
     cid = customer(db)
     with Session(db) as s:
