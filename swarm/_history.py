@@ -7,7 +7,10 @@ The rules, in order:
 2. a `flush` or `rescue` marker of the agent hides everything before it;
 3. the last `keep` messages are kept;
 4. tool calls without an output, and outputs without a call, are dropped, so
-   a window cut in the middle of a tool exchange is still valid for any API.
+   a window cut in the middle of a tool exchange is still valid for any API;
+5. each call's output follows its call, before any other message: a model that
+   made two calls at once, the first of which spoke, left its words between the
+   two outputs, and OpenAI's API refuses that order.
 """
 
 from __future__ import annotations
@@ -54,6 +57,27 @@ def drop_orphan_tool_messages(messages: Iterable[Message]) -> list[Message]:
     return out
 
 
+def outputs_after_calls(messages: Sequence[Message]) -> list[Message]:
+    """The messages in order, except that each tool output is moved up to follow the
+    message that made its call, with the other outputs of that message, in call order."""
+    outputs = {m.tool_call_id: m for m in messages if m.role is Role.TOOL}
+    out: list[Message] = []
+    placed: set[int] = set()
+    for message in messages:
+        if message.role is Role.TOOL:
+            if id(message) not in placed:
+                out.append(message)  # no call before it: left where it is
+            continue
+        out.append(message)
+        if message.role is Role.ASSISTANT:
+            for call in message.tool_calls:
+                answer = outputs.get(call.id)
+                if answer is not None and id(answer) not in placed:
+                    placed.add(id(answer))
+                    out.append(answer)
+    return out
+
+
 def agent_view(log: Sequence[Message], agent: str, keep: int) -> list[Message]:
     """The messages `agent` is shown, oldest first, markers removed."""
     scoped = [v for m in log if (v := _visible_to(m, agent)) is not None]
@@ -62,7 +86,7 @@ def agent_view(log: Sequence[Message], agent: str, keep: int) -> list[Message]:
             scoped = scoped[index + 1 :]
             break
     window = scoped[-keep:] if keep > 0 else []
-    return drop_orphan_tool_messages(window)
+    return outputs_after_calls(drop_orphan_tool_messages(window))
 
 
 def user_messages(log: Sequence[Message]) -> list[Message]:

@@ -89,3 +89,26 @@ def test_flush_and_rescue_markers_hide_what_came_before_for_their_agent_only() -
 def test_user_history_excludes_execute_instructions() -> None:
     log = [msg(Role.USER, "real", "a"), msg(Role.USER, "instruction", "a", mode=Mode.TOOL)]
     assert [m.content for m in user_messages(log)] == ["real"]
+
+
+def test_each_output_follows_its_call_before_any_words() -> None:
+    """Two calls at once, the first of which spoke: its words were logged between the two
+    outputs, and OpenAI's API refuses a history in that order."""
+    second = ToolCall(id="c2", name="search", arguments={"query": "y"})
+    log = [
+        msg(Role.USER, "x and y?", "a"),
+        msg(Role.ASSISTANT, "", "a", tool_calls=(CALL, second)),
+        msg(Role.TOOL, "said", "a", tool_call_id="c1"),
+        msg(Role.ASSISTANT, "We have x.", "a"),
+        msg(Role.TOOL, "said too", "a", tool_call_id="c2"),
+        msg(Role.ASSISTANT, "We have y.", "a"),
+    ]
+    view = agent_view(log, "a", 25)
+    assert [(m.role, m.content) for m in view] == [
+        (Role.USER, "x and y?"),
+        (Role.ASSISTANT, ""),
+        (Role.TOOL, "said"),
+        (Role.TOOL, "said too"),
+        (Role.ASSISTANT, "We have x."),
+        (Role.ASSISTANT, "We have y."),
+    ]
