@@ -223,7 +223,7 @@ class Engine:
 
     async def aclose(self) -> None:
         for session in list(self._sessions.values()):
-            await session.dispose()
+            await session.dispose(final=True)
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

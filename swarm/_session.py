@@ -45,6 +45,10 @@ from swarm.errors import NavigationError, RecursionLimitExceeded, SessionClosed,
 
 log = logging.getLogger("swarm.session")
 
+# A disposal the store could not complete is tried again after this, doubling up to the max.
+DISPOSE_RETRY_S = 5.0
+DISPOSE_RETRY_MAX_S = 120.0
+
 # The runner of the turn being executed in this task, so verbs called from inside a
 # tool join that turn instead of waiting for the lock the turn itself holds.
 _current_runner: ContextVar[Runner | None] = ContextVar("swarm_runner", default=None)
@@ -78,6 +82,7 @@ class Session:
         )
         self._idle: asyncio.TimerHandle | None = None
         self._holders = 0
+        self._unsaved_disposals = 0
         self._main = MainConversation(self)
         self.closed = asyncio.Event()
 
@@ -142,15 +147,37 @@ class Session:
             self.state = SessionState.OPEN
             self._touch()
 
-    async def dispose(self) -> None:
-        """Close the session; a later `session()` for the same client resumes from the store."""
-        if self.state is SessionState.CLOSED:
-            return
+    async def dispose(self, *, final: bool = False) -> None:
+        """Close the session; a later `session()` for the same client resumes from the store.
+
+        Writes the store could not take stay with the session: it stays open and tries
+        again later (a forgotten session's queue was lost, and with it the last turn of a
+        call that ended while the database was away). `final` (the engine closing) closes
+        it whatever is left unsaved, and says how much."""
         async with self._lock:
-            self.state = SessionState.CLOSED
+            if self.state is SessionState.CLOSED:
+                return  # an earlier disposal got there while this one waited
             if self._idle:
                 self._idle.cancel()
-            await self._writer.flush()
+            saved = await self._writer.flush()
+            if not saved and not final:
+                self._unsaved_disposals += 1
+                delay = min(
+                    DISPOSE_RETRY_MAX_S, DISPOSE_RETRY_S * 2 ** (self._unsaved_disposals - 1)
+                )
+                log.error(
+                    "session_dispose_deferred client_id=%s pending=%d retry_s=%g",
+                    self.client_id,
+                    self._writer.pending,
+                    delay,
+                )
+                self._idle = asyncio.get_running_loop().call_later(delay, self._idle_expired)
+                return
+            if not saved:
+                log.error(
+                    "session_unsaved client_id=%s pending=%d", self.client_id, self._writer.pending
+                )
+            self.state = SessionState.CLOSED
         self._engine.forget(self)
         self.closed.set()
         log.info("session_disposed client_id=%s", self.client_id)

@@ -108,5 +108,6 @@ class Gateway:
 
     async def aclose(self) -> None:
         """After the server has stopped: the last calls' events saved, metrics stopped."""
+        await self.calls.aclose()
         await self.journal.aclose()
         await self.metrics.aclose()

@@ -52,6 +52,10 @@ from web.call_events import (
 
 log = logging.getLogger("web.calls")
 
+# An ended call whose row the database refused is written again after this, doubling.
+SETTLE_RETRY_S = 1.0
+SETTLE_RETRY_MAX_S = 60.0
+
 OPERATOR_AGENT = "operator"  # the author of an operator's words in the history
 
 
@@ -129,6 +133,7 @@ class LiveCalls:
         # (client id, call id, start, end) of calls that ended lately: the journal may
         # reach a call's last events only after the call is closed.
         self._ended: deque[tuple[str, str, float, float]] = deque(maxlen=2000)
+        self._settling: set[asyncio.Task[None]] = set()  # ended calls the database missed
 
     @property
     def bus(self) -> EventBus:
@@ -277,6 +282,7 @@ class LiveCalls:
             )
         except Exception as exc:
             log.error("call_unsaved call_id=%s error=%r", call.id, exc)
+            self._settle_later(call, last_seq, ended_at, ended_by, recording)
             outcome: str | None = None
             agents: tuple[str, ...] | None = None
         else:
@@ -303,6 +309,42 @@ class LiveCalls:
             session = self._engine.sessions.get(call.client_id)
             if session is not None:
                 await session.dispose()
+
+    def _settle_later(
+        self,
+        call: LiveCall,
+        last_seq: int,
+        ended_at: datetime,
+        ended_by: str,
+        recording: str | None,
+    ) -> None:
+        """The call's row, which the database refused at its end, written again until it
+        takes it: left as it was, the console showed the call live until a restart."""
+
+        async def retry() -> None:
+            delay = SETTLE_RETRY_S
+            while True:
+                await asyncio.sleep(delay)  # the backoff between real writes
+                try:
+                    await asyncio.to_thread(
+                        self._finish, call, last_seq, ended_at, ended_by, recording
+                    )
+                except Exception as exc:
+                    delay = min(delay * 2, SETTLE_RETRY_MAX_S)
+                    log.error("call_unsaved call_id=%s error=%r retry_s=%g", call.id, exc, delay)
+                    continue
+                log.info("call_settled_late call_id=%s", call.id)
+                return
+
+        task = asyncio.get_running_loop().create_task(retry(), name=f"settle-{call.id}")
+        self._settling.add(task)
+        task.add_done_callback(self._settling.discard)
+
+    async def aclose(self) -> None:
+        """At shutdown: rows still unsettled stay as they are (ended_at empty)."""
+        for task in list(self._settling):
+            task.cancel()
+        await asyncio.gather(*self._settling, return_exceptions=True)
 
     def _finish(
         self,

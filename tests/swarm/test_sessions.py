@@ -8,6 +8,8 @@ from swarm import (
     AssistantMessage,
     CompletionArgs,
     Engine,
+    MemoryStore,
+    Message,
     Role,
     Rule,
     ScriptedBackend,
@@ -160,6 +162,59 @@ async def test_a_session_a_call_holds_outlives_its_idle_timeout_until_released()
     s.release()
     await asyncio.wait_for(s.closed.wait(), timeout=5)
     assert "c" not in engine.sessions
+
+
+class AwayStore(MemoryStore):
+    """A store whose database goes away while `away` is set."""
+
+    away = False
+
+    async def append_message(self, client_id: str, message: Message) -> None:
+        if self.away:
+            raise ConnectionError("the database went away")
+        await super().append_message(client_id, message)
+
+
+async def test_a_disposal_the_store_refused_keeps_the_session_until_it_is_saved() -> None:
+    """The last turn of a call that ended while the database was away was lost: disposal
+    tried one flush, then forgot the session and its queue."""
+    store = AwayStore()
+    engine = Engine(store=store)
+    engine.add_completion("s", ScriptedBackend([Rule("(.*)", reply="echo: {1}")]))
+    engine.add_agent("a", "s", "Echo.")
+    engine.add_swarm("w", ["a"], "a")
+    s = engine.session("c", "w")
+    await s.complete("hello")
+    store.away = True
+    await s.complete("my last words")
+    await s.dispose()
+    assert s.state is SessionState.OPEN and engine.sessions["c"] is s
+    store.away = False
+    s._idle_expired()  # the retry's timer
+    await asyncio.wait_for(s.closed.wait(), timeout=5)
+    assert "c" not in engine.sessions
+    stored = await store.load("c")
+    assert stored is not None
+    assert [m.content for m in stored.messages] == [
+        "hello",
+        "echo: hello",
+        "my last words",
+        "echo: my last words",
+    ]
+
+
+async def test_the_engine_closing_closes_a_session_whatever_is_unsaved() -> None:
+    store = AwayStore()
+    engine = Engine(store=store)
+    engine.add_completion("s", ScriptedBackend([Rule("(.*)", reply="echo: {1}")]))
+    engine.add_agent("a", "s", "Echo.")
+    engine.add_swarm("w", ["a"], "a")
+    s = engine.session("c", "w")
+    await s.complete("hello")
+    store.away = True
+    await s.complete("unsaved")
+    await engine.aclose()
+    assert s.state is SessionState.CLOSED and "c" not in engine.sessions
 
 
 async def test_a_lone_surrogate_in_a_models_reply_is_never_passed_on() -> None:

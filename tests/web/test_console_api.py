@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
 from models.calls import Channel
 from swarm import AssistantMessage, Message, Role, ThreadInfo, ToolCall
+from web import live
 from web.live import LiveCalls
 
 from .client import caller_cookie
@@ -276,3 +279,27 @@ async def test_calls_a_killed_gateway_left_open_are_ended_when_it_comes_back(gat
         assert not any("opening hours" in s for s in said)  # the next call's words
         assert (await api.get(f"/api/calls/{elsewhere.id}")).json()["ended_at"] is None
     assert restarted.end_lost_calls() == 0
+
+
+async def test_a_call_whose_end_the_database_refused_is_settled_once_it_is_back(
+    gateway, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed write at the hang-up left the call live in the console until a restart."""
+    calls = gateway.gateway.calls
+    monkeypatch.setattr(live, "SETTLE_RETRY_S", 0.0)
+    real, away = calls._finish, [True, True]
+
+    def finish(*args):  # type: ignore[no-untyped-def]
+        if away:
+            away.pop()
+            raise OperationalError("UPDATE", {}, Exception("database is locked"))
+        return real(*args)
+
+    monkeypatch.setattr(calls, "_finish", finish)
+    phone = await calls.open("+15550198", Channel.SIP)
+    await phone.session.emit(gateway.services.greeting)
+    await calls.close(phone, ended_by="caller")
+    await asyncio.gather(*calls._settling)
+    async with operator(gateway) as api:
+        row = (await api.get(f"/api/calls/{phone.id}")).json()
+    assert not row["live"] and row["ended_by"] == "caller" and row["outcome"] is not None
