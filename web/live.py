@@ -80,6 +80,8 @@ class LiveCall:
     # How the call's caller hears text: spoken on voice calls, sent on text sockets.
     speak: Callable[[str], Awaitable[None]] | None = None
     voice: VoiceSession | None = None
+    # A text call's turn in progress: an operator who takes over stops it.
+    turn: asyncio.Task[str] | None = None
     operator: str | None = None  # who holds the call now
     taken_over_by: str | None = None  # the last operator who held it, kept after hand-back
     transfer_requested: bool = False
@@ -416,6 +418,11 @@ class LiveCalls:
         call.operator = call.taken_over_by = operator
         if call.voice is not None:
             await call.voice.interrupt()  # the agents' reply stops; the operator speaks next
+        if call.turn is not None and not call.turn.done():
+            # A text turn held the session's lock until the model was done, and its reply
+            # still reached the caller after the takeover.
+            call.turn.cancel()
+            await asyncio.wait({call.turn})
         await call.session.commit_system_message(
             f"A member of staff ({operator}) took over the call and speaks to the caller."
         )

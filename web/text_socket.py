@@ -5,6 +5,7 @@ Same per-client session as voice, so a caller can type and talk in one conversat
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
@@ -53,8 +54,16 @@ async def session_socket(websocket: WebSocket, gateway: GatewayDep, client_id: s
                 continue
             if await gateway.calls.to_operator(client_id, message):
                 continue  # they answer, by typing to this socket
+            call.turn = turn = asyncio.ensure_future(session.complete(message))
             try:
-                await websocket.send_text(await session.complete(message))
+                await asyncio.wait({turn})
+            finally:
+                turn.cancel()  # this socket's own task cancelled: the turn goes with it
+                call.turn = None
+            if turn.cancelled():
+                continue  # an operator took over: they answer
+            try:
+                await websocket.send_text(turn.result())
             except SwarmError as exc:
                 log.error("text_turn_failed client_id=%s error=%r", client_id, exc)
                 # The error names internals (a session, a host): the log has it.

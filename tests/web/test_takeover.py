@@ -7,6 +7,7 @@ import wave
 
 import numpy as np
 
+from swarm import AssistantMessage, CompletionArgs, FunctionBackend
 from tests.voice.speech import espeak, piper, silence
 from voice.stt import WhisperSTT
 
@@ -96,6 +97,32 @@ async def test_takeover_of_a_text_call_and_of_calls_that_are_not_live(gateway) -
         for action in ("takeover", "handback"):
             gone = await api.post(f"/api/calls/{call['id']}/{action}")
             assert gone.status_code == 409
+
+
+async def test_a_takeover_stops_a_text_turn_the_model_is_still_writing(gateway) -> None:
+    """The takeover waited for the model's whole turn, and its reply reached the caller."""
+    called, never = asyncio.Event(), asyncio.Event()
+
+    async def slow(args: CompletionArgs) -> AssistantMessage:
+        called.set()
+        await never.wait()
+        return AssistantMessage(content="The agents' late answer.")
+
+    registry = gateway.gateway.engine.registry
+    for agent in registry.agents.values():
+        registry.completions[agent.completion] = FunctionBackend(slow)
+    listener = gateway.gateway.journal.hub.listen()
+    async with operator(gateway) as api, typed(gateway.ws, "web-slow") as ws:
+        await journaled(listener, "call_started", "web-slow")
+        call = await live_call(api, "web-slow")
+        await ws.send("Hello there, I'm new in town. What sort of shop are you, exactly?")
+        await asyncio.wait_for(called.wait(), 30)
+        taken = await asyncio.wait_for(api.post(f"/api/calls/{call['id']}/takeover"), 5)
+        assert taken.status_code == 200
+        await api.post(f"/api/calls/{call['id']}/say", json={"text": "Hello, Sam here."})
+        assert await asyncio.wait_for(ws.recv(), 30) == "Hello, Sam here."
+    never.set()
+    await journaled(listener, "call_ended", "web-slow")
 
 
 async def test_a_caller_quiet_past_the_idle_timeout_keeps_their_call(gateway) -> None:
