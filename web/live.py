@@ -258,6 +258,10 @@ class LiveCalls:
         )
         if self._by_client.get(call.client_id) is call:
             del self._by_client[call.client_id]
+            # A caller may type and talk at once: their other call is the current one.
+            others = [c for c in self._by_id.values() if c.client_id == call.client_id]
+            if others:
+                self._by_client[call.client_id] = others[-1]
         history = await call.session.get_raw_history()
         last_seq = history[-1].seq if history else 0
         recording = None
@@ -398,8 +402,11 @@ class LiveCalls:
         return _Guarded(self, client_id, agents)
 
     def held(self, client_id: str) -> LiveCall | None:
-        call = self._by_client.get(client_id)
-        return call if call is not None and call.operator else None
+        """The caller's call an operator holds, of any the caller has open (a text and a
+        voice socket may share one conversation)."""
+        return next(
+            (c for c in self._by_id.values() if c.client_id == client_id and c.operator), None
+        )
 
     async def to_operator(self, client_id: str, text: str) -> bool:
         """The takeover rule, for every transport: while an operator holds the caller's

@@ -125,6 +125,26 @@ async def test_a_takeover_stops_a_text_turn_the_model_is_still_writing(gateway) 
     await journaled(listener, "call_ended", "web-slow")
 
 
+async def test_a_caller_with_two_sockets_reaches_the_operator_on_the_one_held(gateway) -> None:
+    """The takeover of a caller's older call answered 200, and the agents went on
+    answering them: only the newest call was looked at."""
+    listener = gateway.gateway.journal.hub.listen()
+    async with operator(gateway) as api, typed(gateway.ws, "web-two") as older:
+        await journaled(listener, "call_started", "web-two")
+        [first] = (await api.get("/api/calls", params={"caller": "web-two", "live": True})).json()[
+            "items"
+        ]
+        async with typed(gateway.ws, "web-two") as newer:
+            await journaled(listener, "call_started", "web-two")
+            assert (await api.post(f"/api/calls/{first['id']}/takeover")).status_code == 200
+            await newer.send("what time do you open?")
+        await journaled(listener, "call_ended", "web-two")  # the newer one hung up
+        await older.send("hello, is anyone there?")
+        await api.post(f"/api/calls/{first['id']}/say", json={"text": "Hello, Sam here."})
+        assert await asyncio.wait_for(older.recv(), 30) == "Hello, Sam here."
+    await journaled(listener, "call_ended", "web-two")
+
+
 async def test_a_caller_quiet_past_the_idle_timeout_keeps_their_call(gateway) -> None:
     listener = gateway.gateway.journal.hub.listen()
     async with typed(gateway.ws, "web-quiet") as ws:
