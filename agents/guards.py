@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from rapidfuzz.fuzz import ratio
 
+from callswarm.agency import nothing_but_consent
 from models.search import content_words
 
 _NUMBERS = {
@@ -137,34 +138,10 @@ def is_clear_yes(text: str) -> bool:
     return bool(_YES.search(text)) and not _NOT_YES.search(text)
 
 
-# What may stand beside a yes that places an order: politeness, and words that only
-# say the yes again ("yes please, go ahead and place it, thanks"). Any other word makes
-# the answer unclear and the order is read back again: a hedge keeps its yes-word
-# ("okay, let me think about it first", "sure, I'll call back to decide", "right, that's
-# too expensive"), and no list of hedges can be complete, so this lists what may stay.
-_CONSENT_ONLY = frozenset(
-    """please thanks thank you ta cheers lovely great perfect brilliant fine good
-    wonderful excellent fab fantastic super cool grand alright all everything that that's
-    thats it it's is the order place put through book take go on then and so oh um uh er
-    erm ah well just that'd that'll would will be i i'd i'll let's love dear mate very
-    much me to for with happy exactly indeed of course can you do now lot done deal mm hmm
-    mhm huh""".split()
-)
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-
-
 def consents(text: str, order: Iterable[str] = ()) -> bool:
-    """A clear yes to placing the order and nothing more: every word besides the yes is
-    one of politeness or agreement (`_CONSENT_ONLY`), or close to one of `order`'s, the
-    words that describe the order read back ("yes please, the paracetamol")."""
-    if not is_clear_yes(text):
-        return False
-    described = [w.lower() for w in order]
-    rest = _YES.sub(" ", text.lower().replace("\u2019", "'"))
-    return all(
-        word in _CONSENT_ONLY or any(ratio(word, other) >= 85 for other in described)
-        for word in _WORD.findall(rest)
-    )
+    """A clear yes to placing the order and nothing more (`nothing_but_consent`): the
+    words of `order` describe the order read back, and may be said with the yes."""
+    return is_clear_yes(text) and nothing_but_consent(_YES.sub(" ", text), order)
 
 
 def grounded(argument: str, *said: str) -> bool:

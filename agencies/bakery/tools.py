@@ -14,11 +14,12 @@ from sqlmodel import Session
 
 from agencies.bakery import words
 from agencies.bakery.menu import bakery, find_item, find_items
+from callswarm.agency import read_back_answer
 from models import orders
 from models.orders import OrderError, OrderView, OutOfStock, QuantityNotAllowed
 from models.search import search_products
 from models.shop import Product
-from swarm import Mode, Role, ToolContext, ToolError
+from swarm import ToolContext, ToolError
 
 log = logging.getLogger("agencies.bakery")
 TRANSFER_TOOL = "transfer_to_operator"
@@ -255,15 +256,11 @@ async def confirm_order(ctx: ToolContext, params: NoArguments) -> None:
         await ctx.emit("There's no order to place yet. What would you like?")
         return
     reply = None
-    if view.read_back_revision == view.revision and view.read_back_seq is not None:
+    if view.read_back_revision == view.revision:
         history = await ctx.session.get_raw_history()
-        after = [
-            m
-            for m in history
-            if m.role is Role.USER and m.mode is Mode.USER and m.seq > view.read_back_seq
-        ]
-        reply = after[0].content if len(after) == 1 else None
-    if reply is None or not words.is_clear_yes(reply):
+        reply = read_back_answer(history, view.read_back_seq, READ_BACK_ASK)
+    read_back = _order_words(view, shop.business.currency)
+    if reply is None or not words.consents(reply, read_back):
         log.warning("confirm_deferred client_id=%s", ctx.client_id)
         await read_back_order(ctx, params)
         return

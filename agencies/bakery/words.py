@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from callswarm.agency import nothing_but_consent
+
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -274,6 +276,16 @@ def wants(text: str) -> bool:
 
 def is_clear_yes(text: str) -> bool:
     return bool(_YES.search(text)) and not _NOT_YES.search(text)
+
+
+def consents(text: str, read_back: str) -> bool:
+    """A clear yes to placing the order, with nothing but politeness or the words of
+    the order `read_back` beside it ("2" said as "two"): "okay, let me think about it
+    first" is no consent."""
+    said = re.findall(r"[a-z0-9]+", read_back.lower())
+    counts = {int(w) for w in said if w.isdigit()}
+    spelled = [w for w, n in _NUMBERS.items() if n in counts]
+    return is_clear_yes(text) and nothing_but_consent(_YES.sub(" ", text), [*said, *spelled])
 
 
 def item_words(text: str) -> list[str]:

@@ -34,10 +34,11 @@ from agents.tools.catalogue import (
     several_products,
 )
 from agents.tools.navigation import NoArguments
+from callswarm.agency import read_back_answer
 from models import orders
 from models.orders import OrderError, OutOfStock, PrescriptionOnly, QuantityNotAllowed
 from models.shop import Product
-from swarm import Message, Mode, Role, ToolContext, ToolError
+from swarm import ToolContext, ToolError
 
 log = logging.getLogger("agents.orders")
 
@@ -366,21 +367,6 @@ async def read_back_order(ctx: ToolContext, _: NoArguments) -> None:
     await _read_back(ctx, view, pharmacy(ctx).shop.currency)
 
 
-def _answers_read_back(log_: list[Message], read_back_seq: int | None) -> str | None:
-    """The caller's reply to the read-back, if their latest words are exactly that reply
-    and the caller heard the read-back to its question: a barge-in revises the reply to
-    the words played, and a yes to "Your order is" is not a yes to the order."""
-    if read_back_seq is None:
-        return None
-    read_back = next((m for m in log_ if m.seq == read_back_seq), None)
-    if read_back is None or not read_back.content.rstrip().endswith(READ_BACK_QUESTION):
-        return None
-    replies = [
-        m for m in log_ if m.role is Role.USER and m.mode is Mode.USER and m.seq > read_back_seq
-    ]
-    return replies[0].content if len(replies) == 1 else None
-
-
 async def confirm_order(ctx: ToolContext, _: NoArguments) -> None:
     """Place the order on a clear yes to its read-back; otherwise read it back (again)."""
     shop = pharmacy(ctx)
@@ -398,7 +384,9 @@ async def confirm_order(ctx: ToolContext, _: NoArguments) -> None:
         return
     reply = None
     if view.read_back_revision == view.revision:
-        reply = _answers_read_back(await ctx.session.get_raw_history(), view.read_back_seq)
+        reply = read_back_answer(
+            await ctx.session.get_raw_history(), view.read_back_seq, READ_BACK_QUESTION
+        )
     if reply is None or not consents(reply, described_by(view.lines)):
         log.warning("confirm_deferred client_id=%s reply=%r", ctx.client_id, reply)
         await _read_back(ctx, view, currency)

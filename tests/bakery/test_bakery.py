@@ -18,6 +18,7 @@ from callswarm.agency import AgencyNotFound, load_agency
 from callswarm.app import build_services
 from callswarm.settings import Settings
 from models.shop import Order, OrderLine, OrderStatus, Product
+from swarm import AssistantMessage, CompletionArgs, FunctionBackend, ToolCall
 from tests.test_cli import base_env
 
 
@@ -145,6 +146,37 @@ async def test_an_order_needs_the_yes_that_answers_its_read_back(bakery) -> None
     assert order.status is OrderStatus.CONFIRMED and order.total_cents == 360
     assert [tuple(line) for line in lines] == [("PAS-CRO", 2)]
     assert stock is not None and stock.stock == 38
+
+
+@pytest.mark.parametrize(
+    "hedge", ["Okay, let me think about it first.", "Okay, I need to check with my wife first."]
+)
+async def test_a_yes_that_hedges_places_no_order(bakery, hedge: str) -> None:
+    await say(bakery, "c4", "could I get two croissants please")
+    read_back = await say(bakery, "c4", "that's everything")
+    assert "Shall I place the order?" in read_back
+    assert await say(bakery, "c4", hedge) == read_back  # asked again
+    with Session(bakery.db) as db:
+        assert db.exec(select(Order.status)).all() == [OrderStatus.PENDING]
+    assert "ready to collect" in await say(bakery, "c4", "yes please, the two croissants")
+
+
+async def test_a_yes_to_a_read_back_cut_short_places_no_order(bakery) -> None:
+    await say(bakery, "c5", "could I get two croissants please")
+    await say(bakery, "c5", "that's everything")
+    await bakery.engine.session("c5", bakery.swarm).revise_reply("That's 2")  # a barge-in
+
+    async def confirming(args: CompletionArgs) -> AssistantMessage:
+        if "confirm_order" in args.tool_names:
+            return AssistantMessage(tool_calls=(ToolCall("c1", "confirm_order", {}),))
+        return AssistantMessage(content="Sure.")
+
+    registry = bakery.engine.registry
+    for agent in registry.agents.values():
+        registry.completions[agent.completion] = FunctionBackend(confirming)
+    await say(bakery, "c5", "yes")
+    with Session(bakery.db) as db:
+        assert db.exec(select(Order.status)).all() == [OrderStatus.PENDING]
 
 
 async def test_its_own_settings_are_read_once_with_its_prefix(tmp_path, monkeypatch) -> None:
