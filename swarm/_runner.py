@@ -410,7 +410,7 @@ class Runner:
         return [
             *_CORRECTIONS.values(),
             INTERNAL_FAILURE,
-            *self.turn.notes,
+            *self.session.notes,
             agent.reminder,
             *agent.system,
         ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import suppress
 from contextvars import ContextVar
@@ -82,6 +83,7 @@ class Session:
         )
         self._idle: asyncio.TimerHandle | None = None
         self._holders = 0
+        self.notes: deque[str] = deque(maxlen=64)  # the engine's, for the echo guard
         self._unsaved_disposals = 0
         self._main = MainConversation(self)
         self.closed = asyncio.Event()

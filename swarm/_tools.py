@@ -153,12 +153,12 @@ async def run_tool(runner: ToolDriver, spec: ToolSpec, agent_name: str, call: To
         output = None if result is None else render_output(result)
     except ToolArgumentsInvalid as exc:
         failed, output = True, f"{exc}. Call {spec.name} again with corrected arguments."
-        runner.turn.notes.append(output)
+        runner.session.notes.append(output)
     except ToolError as exc:
         failed, output = True, str(exc)
     except (NavigationError, CommunicationRefused) as exc:
         failed, output = True, str(exc)
-        runner.turn.notes.append(output)
+        runner.session.notes.append(output)
     except RecursionLimitExceeded:
         raise
     except Exception as exc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -62,9 +62,6 @@ class Turn:
     budget: Budget = field(default_factory=Budget)
     screened: bool = False
     screen_handed_on: bool = False  # the screen's call was not the first agent's to make
-    # The engine's own notes to the model this turn (a failed tool, a refused transfer,
-    # invalid arguments): never for the caller's ears. A tool's own ToolError text is.
-    notes: list[str] = field(default_factory=list)
 
     @property
     def output(self) -> str:
@@ -87,6 +84,10 @@ class TurnHost(SessionHandle, Protocol):
     """The session, as a turn's runner and tools use it."""
 
     swarm: SwarmSpec
+    # The engine's own notes to the model (a refused transfer, invalid arguments): never
+    # for the caller's ears, in this turn or a later one, while the note is in the model's
+    # history. A tool's own ToolError text is written for the caller.
+    notes: deque[str]
 
     @property
     def registry(self) -> Registry: ...

@@ -216,6 +216,9 @@ async def test_the_engines_note_on_a_failed_tool_is_never_spoken(failure: Except
         reasons = [e.reason for e in events.drain() if isinstance(e, Rescued)]
     assert reply == FALLBACK
     assert "internal_leak" in reasons
+    # The note stays in the model's history: a later turn may read it aloud too.
+    model.outputs += [AssistantMessage(content=parrot), AssistantMessage(content=parrot)]
+    assert await engine.session("c", "w").complete("hello?") == FALLBACK
 
 
 @pytest.mark.parametrize("where", ["screen", "fallback too"])
