@@ -59,22 +59,34 @@ def drop_orphan_tool_messages(messages: Iterable[Message]) -> list[Message]:
 
 def outputs_after_calls(messages: Sequence[Message]) -> list[Message]:
     """The messages in order, except that each tool output is moved up to follow the
-    message that made its call, with the other outputs of that message, in call order."""
-    outputs = {m.tool_call_id: m for m in messages if m.role is Role.TOOL}
+    message that made its call, with the other outputs of that message, in call order.
+
+    A call takes the first output with its id after it: ids are not unique over a
+    conversation (code's counters start again at 1 when a gateway restarts)."""
     out: list[Message] = []
-    placed: set[int] = set()
-    for message in messages:
+    placed: set[int] = set()  # positions of outputs already moved up
+    for index, message in enumerate(messages):
         if message.role is Role.TOOL:
-            if id(message) not in placed:
+            if index not in placed:
                 out.append(message)  # no call before it: left where it is
             continue
         out.append(message)
-        if message.role is Role.ASSISTANT:
-            for call in message.tool_calls:
-                answer = outputs.get(call.id)
-                if answer is not None and id(answer) not in placed:
-                    placed.add(id(answer))
-                    out.append(answer)
+        if message.role is not Role.ASSISTANT:
+            continue
+        for call in message.tool_calls:
+            answer = next(
+                (
+                    later
+                    for later in range(index + 1, len(messages))
+                    if later not in placed
+                    and messages[later].role is Role.TOOL
+                    and messages[later].tool_call_id == call.id
+                ),
+                None,
+            )
+            if answer is not None:
+                placed.add(answer)
+                out.append(messages[answer])
     return out
 
 

@@ -112,3 +112,24 @@ def test_each_output_follows_its_call_before_any_words() -> None:
         (Role.ASSISTANT, "We have x."),
         (Role.ASSISTANT, "We have y."),
     ]
+
+
+def test_an_id_used_again_takes_the_output_after_its_own_call() -> None:
+    """Code's call ids start again at 1 when a gateway restarts, and one conversation
+    outlives the gateway: an output must not be moved up to the other call's place."""
+    again = ToolCall(id="c1", name="read_back", arguments={})
+    log = [
+        msg(Role.ASSISTANT, "", "a", tool_calls=(CALL,)),
+        msg(Role.TOOL, "found", "a", tool_call_id="c1"),
+        msg(Role.ASSISTANT, "We have x.", "a"),
+        msg(Role.ASSISTANT, "", "a", tool_calls=(again,)),
+        msg(Role.TOOL, "read back", "a", tool_call_id="c1"),
+    ]
+    view = agent_view(log, "a", 25)
+    assert [(m.role, m.content, [c.name for c in m.tool_calls]) for m in view] == [
+        (Role.ASSISTANT, "", ["search"]),
+        (Role.TOOL, "found", []),
+        (Role.ASSISTANT, "We have x.", []),
+        (Role.ASSISTANT, "", ["read_back"]),
+        (Role.TOOL, "read back", []),
+    ]
