@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from rapidfuzz.fuzz import ratio
 
@@ -46,8 +46,9 @@ _QUANTITY = re.compile(
 )
 
 _YES = re.compile(
-    r"\b(yes|yeah|yep|yup|sure|correct|confirm(?:ed)?|go ahead|please do|do it|place it|"
-    r"that'?s right|sounds good|ok(?:ay)?|absolutely|definitely|right)\b",
+    r"\b(yes|yeah|yep|yup|ya|yah|yeh|yea|ja|sure|correct|confirm(?:ed)?|go ahead|please do|do it|place it|"
+    r"that'?s right|sounds (?:good|great|lovely|fine|perfect|right)|ok(?:ay)?|absolutely|"
+    r"definitely|right|aye|go for it)\b",
     re.IGNORECASE,
 )
 _NOT_YES = re.compile(
@@ -138,9 +139,9 @@ def is_clear_yes(text: str) -> bool:
     return bool(_YES.search(text)) and not _NOT_YES.search(text)
 
 
-def consents(text: str, order: Iterable[str] = ()) -> bool:
-    """A clear yes to placing the order and nothing more (`nothing_but_consent`): the
-    words of `order` describe the order read back, and may be said with the yes."""
+def consents(text: str, order: Sequence[tuple[str, int]] = ()) -> bool:
+    """A clear yes to placing the order and nothing more (`nothing_but_consent`):
+    `order`'s lines (description, quantity) may be said with the yes, as read back."""
     return is_clear_yes(text) and nothing_but_consent(_YES.sub(" ", text), order)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.fuzz import partial_ratio
 
-from agents.guards import NUMBER_WORDS, consents, is_clear_yes
+from agents.guards import NUMBER_WORDS, is_clear_yes
 from agents.heard import READ_BACK
 from agents.routing import DONE
 from agents.variants import variant_words
@@ -118,16 +118,10 @@ def _clean(said: str) -> str:
     return re.sub(r"\s+", " ", _FILLERS.sub(" ", said)).strip(" ,.!?")
 
 
-_UNIT_WORDS = ("box", "boxes", "pack", "packs", "packet", "packets", "bottle", "bottles", "tube")
-
-
-def described_by(lines: Sequence[LineView]) -> list[str]:
-    """Words that describe the order: its products, strengths and forms, its counts and
-    their units. A yes that repeats them consents to nothing more (`consents`)."""
-    counts = {line.quantity for line in lines}
-    numbers = [w for w, n in NUMBER_WORDS.items() if n in counts] + [str(n) for n in counts]
-    said = " ".join(f"{line.name} {line.strength} {line.form}" for line in lines)
-    return [*re.findall(r"[a-z0-9]+", said.lower()), *numbers, *_UNIT_WORDS, "tubes", "of"]
+def described_by(lines: Sequence[LineView]) -> list[tuple[str, int]]:
+    """Each line as read back, (its product, strength and form; its count): a yes that
+    repeats them consents to nothing more (`consents`)."""
+    return [(f"{line.name} {line.strength} {line.form}", line.quantity) for line in lines]
 
 
 def named_line(said: str, lines: Sequence[LineView]) -> LineView | None:
@@ -175,14 +169,15 @@ def order_move(
     """The move the caller's words make on the pending order, or None for anything else.
 
     `read_back_heard`: the caller's words answer the read-back of the current revision.
-    A yes to it can only confirm, or with more than politeness in it hear the read-back
-    again (`consents`): it never adds, whatever product words it repeats.
+    A yes to it can only confirm: it never adds, whatever product words it repeats, and
+    `confirm_order` places the order only on consent (`consents`).
     `names_other`: the words name a catalogue product that is not in the order (the
     screen asks the catalogue); unset, any word unlike a line's name counts as one."""
     text = _clean(said)
-    if read_back_heard and is_clear_yes(text):
-        # A yes with more in it ("sure, I'll call back to decide") is asked again.
-        return Confirm() if consents(text, described_by(lines)) else ReadBack()
+    if read_back_heard and is_clear_yes(said):  # as said: `_clean` drops "please"
+        # confirm_order decides whether it is consent: a yes with more in it ("sure,
+        # I'll call back to decide") is asked for a plain yes or no.
+        return Confirm()
     if not lines:
         return None
     if READ_BACK.search(text) or _DONE.search(text):

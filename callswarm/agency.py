@@ -13,17 +13,18 @@ a cycle: the wiring imports the agency by name, at run time.
 from __future__ import annotations
 
 import importlib
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
 from pydantic_settings import BaseSettings
-from rapidfuzz.fuzz import ratio
 from sqlalchemy.engine import Engine as Database
 
-from swarm import CompletionBackend, Engine, Message, Mode, Role
+# Consent is part of what an agency may use: code, not the model, decides it.
+from callswarm.consent import nothing_but_consent as nothing_but_consent
+from callswarm.consent import read_back_answer as read_back_answer
+from swarm import CompletionBackend, Engine
 
 GROUP = "callswarm.agencies"
 
@@ -120,50 +121,3 @@ def load_agency(spec: str) -> Agency:
 
 def installed_agencies() -> list[str]:
     return sorted(ep.name for ep in entry_points(group=GROUP))
-
-
-# --- consent: code, not the model, decides that the caller said yes to an order ---
-
-# What may stand beside a yes that places an order: politeness, and words that only
-# say the yes again ("yes please, go ahead and place it, thanks"). Any other word makes
-# the answer unclear and the order is read back again: a hedge keeps its yes-word
-# ("okay, let me think about it first", "sure, I'll call back to decide", "right, that's
-# too expensive"), and no list of hedges can be complete, so this lists what may stay.
-CONSENT_ONLY = frozenset(
-    """please thanks thank you ta cheers lovely great perfect brilliant fine good
-    wonderful excellent fab fantastic super cool grand alright all everything that that's
-    thats it it's is the order place put through book take go on then and so oh um uh er
-    erm ah well just that'd that'll would will be i i'd i'll let's love dear mate very
-    much me to for with happy exactly indeed of course can you do now lot done deal mm hmm
-    mhm huh""".split()
-)
-_WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
-
-
-def nothing_but_consent(rest: str, order: Iterable[str] = ()) -> bool:
-    """Whether `rest`, the caller's answer with its yes taken out, holds only politeness
-    or agreement (`CONSENT_ONLY`), or words close to `order`'s: the words that describe
-    the order read back ("yes please, the paracetamol")."""
-    described = [w.lower() for w in order]
-    return all(
-        word in CONSENT_ONLY or any(ratio(word, other) >= 85 for other in described)
-        for word in _WORD.findall(rest.lower().replace("\u2019", "'"))
-    )
-
-
-def read_back_answer(
-    log: Sequence[Message], read_back_seq: int | None, question: str
-) -> str | None:
-    """The caller's reply to the order's read-back (the message `read_back_seq`), if
-    their latest words are exactly that reply and they heard the read-back to its
-    `question`: a barge-in revises a reply to the words played, and a yes to "Your order
-    is" is not a yes to the order."""
-    if read_back_seq is None:
-        return None
-    read_back = next((m for m in log if m.seq == read_back_seq), None)
-    if read_back is None or not read_back.content.rstrip().endswith(question):
-        return None
-    replies = [
-        m for m in log if m.role is Role.USER and m.mode is Mode.USER and m.seq > read_back_seq
-    ]
-    return replies[0].content if len(replies) == 1 else None

@@ -259,8 +259,8 @@ async def confirm_order(ctx: ToolContext, params: NoArguments) -> None:
     if view.read_back_revision == view.revision:
         history = await ctx.session.get_raw_history()
         reply = read_back_answer(history, view.read_back_seq, READ_BACK_ASK)
-    read_back = _order_words(view, shop.business.currency)
-    if reply is None or not words.consents(reply, read_back):
+    order = [(line.name, line.quantity) for line in view.lines]
+    if reply is None or not words.consents(reply, order):
         log.warning("confirm_deferred client_id=%s", ctx.client_id)
         await read_back_order(ctx, params)
         return

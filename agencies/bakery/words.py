@@ -7,6 +7,7 @@ about allergens, a yes to an order, how many the caller asked for.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from callswarm.agency import nothing_but_consent
 
@@ -123,7 +124,8 @@ REMOVE = re.compile(
 )
 _YES = re.compile(
     r"\b(yes|yeah|yep|yup|sure|correct|that'?s right|go ahead|go for it|please do|"
-    r"place it|sounds good|perfect|ok(?:ay)?)\b",
+    r"place it|sounds (?:good|great|lovely|fine|right)|perfect|ok(?:ay)?|absolutely|"
+    r"definitely|aye|confirm)\b",
     re.I,
 )
 # A yes that also asks for something ("yes and add a croissant") is not the yes to the order.
@@ -278,14 +280,11 @@ def is_clear_yes(text: str) -> bool:
     return bool(_YES.search(text)) and not _NOT_YES.search(text)
 
 
-def consents(text: str, read_back: str) -> bool:
-    """A clear yes to placing the order, with nothing but politeness or the words of
-    the order `read_back` beside it ("2" said as "two"): "okay, let me think about it
-    first" is no consent."""
-    said = re.findall(r"[a-z0-9]+", read_back.lower())
-    counts = {int(w) for w in said if w.isdigit()}
-    spelled = [w for w, n in _NUMBERS.items() if n in counts]
-    return is_clear_yes(text) and nothing_but_consent(_YES.sub(" ", text), [*said, *spelled])
+def consents(text: str, order: Sequence[tuple[str, int]]) -> bool:
+    """A clear yes to placing the order, with nothing but politeness or the order's own
+    items and counts beside it (`nothing_but_consent`): "okay, let me think about it
+    first" is no consent, nor "yes, three croissants" to two."""
+    return is_clear_yes(text) and nothing_but_consent(_YES.sub(" ", text), order)
 
 
 def item_words(text: str) -> list[str]:

@@ -18,7 +18,7 @@ from sqlmodel import Session
 
 from agents import heard
 from agents.deps import pharmacy
-from agents.guards import consents, grounded, spoken_quantities, stated_quantity
+from agents.guards import consents, grounded, is_clear_yes, spoken_quantities, stated_quantity
 from agents.heard import did_you_say
 from agents.items import Wanted
 from agents.moves import READ_BACK_QUESTION, described_by, named_line
@@ -338,11 +338,19 @@ async def cancel_order(ctx: ToolContext, _: NoArguments) -> str:
     return "I've cancelled your order. Nothing will be charged. Can I help with anything else?"
 
 
-async def _read_back(ctx: ToolContext, view: orders.OrderView, currency: str) -> None:
+# Before the read-back again, to a yes that held more than a yes: the caller hears
+# why they are asked twice, and a plain "yes" places the order.
+PLAIN_YES_PLEASE = "Sorry, I need a plain yes or no before I place it."
+
+
+async def _read_back(
+    ctx: ToolContext, view: orders.OrderView, currency: str, *, first: str = ""
+) -> None:
     """Code, not the model, says what will be ordered; the caller's next words answer it."""
     shop = pharmacy(ctx)
     await ctx.commit_tool_output("The order was read back to the caller, who was asked to confirm.")
-    spoken = await ctx.emit(f"Your order is {order_words(view, currency)}. {READ_BACK_QUESTION}")
+    said = f"Your order is {order_words(view, currency)}. {READ_BACK_QUESTION}"
+    spoken = await ctx.emit(f"{first} {said}" if first else said)
     await shop.run(
         lambda db: orders.mark_read_back(
             db, customer_id=_customer_id(db, ctx.client_id), revision=view.revision, seq=spoken.seq
@@ -388,8 +396,9 @@ async def confirm_order(ctx: ToolContext, _: NoArguments) -> None:
             await ctx.session.get_raw_history(), view.read_back_seq, READ_BACK_QUESTION
         )
     if reply is None or not consents(reply, described_by(view.lines)):
-        log.warning("confirm_deferred client_id=%s reply=%r", ctx.client_id, reply)
-        await _read_back(ctx, view, currency)
+        log.warning("confirm_deferred client_id=%s", ctx.client_id)  # no words in logs
+        unclear = reply is not None and is_clear_yes(reply)
+        await _read_back(ctx, view, currency, first=PLAIN_YES_PLEASE if unclear else "")
         return
     try:
         confirmation = await shop.run(

@@ -1,3 +1,6 @@
+import json
+from pathlib import Path
+
 import pytest
 
 from agents.guards import consents, grounded, is_clear_yes, spoken_quantities, stated_quantity
@@ -66,7 +69,7 @@ def test_not_a_clear_yes(said: str) -> None:
     ],
 )
 def test_consent_is_a_yes_with_nothing_else_in_it(said: str) -> None:
-    assert consents(said, ["paracetamol", "two", "boxes"])
+    assert consents(said, [("Paracetamol 500 mg tablets", 2)])
 
 
 # Each holds a yes-word and no negation, so `is_clear_yes` takes it.
@@ -84,7 +87,7 @@ def test_consent_is_a_yes_with_nothing_else_in_it(said: str) -> None:
 )
 def test_a_yes_with_a_hedge_in_it_is_no_consent(said: str) -> None:
     assert is_clear_yes(said)
-    assert not consents(said, ["paracetamol", "two", "boxes"])
+    assert not consents(said, [("Paracetamol 500 mg tablets", 2)])
 
 
 def test_arguments_must_come_from_what_was_said() -> None:
@@ -103,3 +106,19 @@ def test_money_reads_aloud(cents: int, words: str) -> None:
 
 def test_order_numbers_are_read_digit_by_digit() -> None:
     assert order_number(1042) == "1 0 4 2"
+
+
+def test_answers_nobody_here_wrote_place_an_order_only_on_consent() -> None:
+    """Replies to "Shall I place the order?" written by helpers who saw no code
+    (benchmarks/consent.py prints each miss): before, 34 of 90 that hedge, change the
+    order or ask a question placed it."""
+    data = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+    placed = refused = total = 0
+    for path in sorted(data.glob("consent_blind*.json")):
+        corpus = json.loads(path.read_text())
+        order = [(name, quantity) for name, quantity in corpus["order"]]
+        placed += sum(consents(said, order) for said in corpus["not_consent"])
+        refused += sum(not consents(said, order) for said in corpus["consent"])
+        total += len(corpus["consent"])
+    assert placed == 0
+    assert refused <= total // 10  # a refusal costs one more question, not an order

@@ -65,13 +65,6 @@ def test_a_hedged_answer_to_the_read_back_is_not_a_confirm(hedge: str) -> None:
     assert order_move(hedge, LINES, read_back_heard=True) != Confirm()
 
 
-@pytest.mark.parametrize(
-    "hedge", ["okay, let me think about it first", "right, that's too expensive", "yes, 4 boxes"]
-)
-def test_a_yes_with_more_in_it_hears_the_read_back_again(hedge: str) -> None:
-    assert order_move(hedge, LINES, read_back_heard=True) == ReadBack()
-
-
 def test_an_empty_order_has_no_moves() -> None:
     assert order_move("make that three", (), read_back_heard=False) is None
 
