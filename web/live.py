@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -288,7 +289,9 @@ class LiveCalls:
             )
         except Exception as exc:
             log.error("call_unsaved call_id=%s error=%r", call.id, exc)
-            self._settle_later(call, last_seq, ended_at, ended_by, recording)
+            self._settle_later(
+                call.id, partial(self._finish, call, last_seq, ended_at, ended_by, recording)
+            )
             outcome: str | None = None
             agents: tuple[str, ...] | None = None
         else:
@@ -316,14 +319,7 @@ class LiveCalls:
             if session is not None:
                 await session.dispose()
 
-    def _settle_later(
-        self,
-        call: LiveCall,
-        last_seq: int,
-        ended_at: datetime,
-        ended_by: str,
-        recording: str | None,
-    ) -> None:
+    def _settle_later(self, call_id: str, finish: Callable[[], CallRow]) -> None:
         """The call's row, which the database refused at its end, written again until it
         takes it: left as it was, the console showed the call live until a restart."""
 
@@ -332,22 +328,21 @@ class LiveCalls:
             while True:
                 await asyncio.sleep(delay)  # the backoff between real writes
                 try:
-                    await asyncio.to_thread(
-                        self._finish, call, last_seq, ended_at, ended_by, recording
-                    )
+                    await asyncio.to_thread(finish)
                 except Exception as exc:
                     delay = min(delay * 2, SETTLE_RETRY_MAX_S)
-                    log.error("call_unsaved call_id=%s error=%r retry_s=%g", call.id, exc, delay)
+                    log.error("call_unsaved call_id=%s error=%r retry_s=%g", call_id, exc, delay)
                     continue
-                log.info("call_settled_late call_id=%s", call.id)
+                log.info("call_settled_late call_id=%s", call_id)
                 return
 
-        task = asyncio.get_running_loop().create_task(retry(), name=f"settle-{call.id}")
+        task = asyncio.get_running_loop().create_task(retry(), name=f"settle-{call_id}")
         self._settling.add(task)
         task.add_done_callback(self._settling.discard)
 
     async def aclose(self) -> None:
-        """At shutdown: rows still unsettled stay as they are (ended_at empty)."""
+        """At shutdown: rows still unsettled stay open, and the next start of this
+        instance ends them (`end_lost_calls`)."""
         for task in list(self._settling):
             task.cancel()
         await asyncio.gather(*self._settling, return_exceptions=True)

@@ -179,10 +179,7 @@ async def test_a_disposal_the_store_refused_keeps_the_session_until_it_is_saved(
     """The last turn of a call that ended while the database was away was lost: disposal
     tried one flush, then forgot the session and its queue."""
     store = AwayStore()
-    engine = Engine(store=store)
-    engine.add_completion("s", ScriptedBackend([Rule("(.*)", reply="echo: {1}")]))
-    engine.add_agent("a", "s", "Echo.")
-    engine.add_swarm("w", ["a"], "a")
+    engine = echo_engine(store=store)
     s = engine.session("c", "w")
     await s.complete("hello")
     store.away = True
@@ -205,10 +202,7 @@ async def test_a_disposal_the_store_refused_keeps_the_session_until_it_is_saved(
 
 async def test_the_engine_closing_closes_a_session_whatever_is_unsaved() -> None:
     store = AwayStore()
-    engine = Engine(store=store)
-    engine.add_completion("s", ScriptedBackend([Rule("(.*)", reply="echo: {1}")]))
-    engine.add_agent("a", "s", "Echo.")
-    engine.add_swarm("w", ["a"], "a")
+    engine = echo_engine(store=store)
     s = engine.session("c", "w")
     await s.complete("hello")
     store.away = True
