@@ -59,10 +59,19 @@ _POISONS = (
     r"(?:bleach|detergent|washing (?:up )?(?:liquid|tablets?|pods?)|laundry (?:pods?|"
     r"capsules?|tablets?)|dishwasher tablets?|(?:button )?batter(?:y|ies)|antifreeze|"
     r"cleaning (?:stuff|products?|fluid|liquid)|weed ?killer|white spirit|e liquid|"
-    r"vape (?:juice|liquid)|rat poison|nicotine)"
+    r"vape (?:juice|liquid)|rat poison|nicotine|kerosene|paraffin|petrol|gasoline|lamp oil|"
+    r"turpentine|methylated spirits?|drain cleaner|oven cleaner)"
 )
 _PACKS = r"(?:box(?:es)?|packets?|packs?|bottles?|strips?|tubs?)"
-_NUM = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|eighteen)"
+_NUM = (
+    r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|sixteen|"
+    r"eighteen|twenty|thirty|forty|fifty|sixty|a hundred|hundred)"
+)
+# A count of pills no dose reaches: taken, it is an overdose ("I took like twenty").
+_MANY = (
+    r"(?:[1-9]\d+|ten|eleven|twelve|fifteen|sixteen|eighteen|twenty|thirty|forty|fifty|"
+    r"sixty|a hundred|hundreds|loads|dozens)"
+)
 # What a medicine is taken with, in a question about taking them together: the
 # caller's own medicines, a drink, or a drug name ("ibuprofen", "co-codamol").
 _INTAKE = (
@@ -112,8 +121,10 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 r"sore|painful|heavy)|feels (?:\w+ )?(?:tight|heavy|crushed|like)|tight(?:ness)?|"
                 r"pressure)\b",
                 rf"\b(?:pains?|tightness|pressure|crushing|squeezing|heaviness|aching) {_G(3)}"
-                r"(?:in|on|across|around) (?:my|his|her|their|the) chest\b",
+                r"(?:in|on|across|around) (?:my|me|his|her|their|the) chest\b",
                 r"\bheart attack\b",
+                # A sudden, worst-ever headache is a bleed until shown otherwise.
+                r"\bworst headache\b|\bthunder ?clap\b",
             ),
             # Unconscious, collapsed, seizures and stroke signs.
             _rx(
@@ -132,7 +143,8 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 r"bleeding (?:won'?t|will not|doesn'?t|isn'?t) stop\w*|bleeding (?:really |so |"
                 r"very )?(?:badly|a lot|loads|everywhere|profusely|non stop)|blood everywhere|"
                 r"(?:lots|loads) of blood|so much blood|(?:losing|lost) (?:a lot of|lots of|so "
-                r"much) blood|severe bleeding|pouring (?:with )?blood)\b",
+                r"much) blood|severe bleeding|pouring (?:with )?blood|(?:pumping|spurting|gushing) "
+                r"(?:out|blood|everywhere))\b",
             ),
             # Severe allergy: swelling of the airway, not a "sore throat".
             _rx(
@@ -172,6 +184,8 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"many|too much(?! (?:to drink|drink|alcohol|wine|beer|booze))|(?:a|the) whole "
                 rf"{_PACKS}|an entire|the entire)\b",
                 r"\b(?:overdosed|od'?d|oded|(?:taken|took|had|done|did) an? (?:\w+ )?overdose)\b",
+                rf"\b(?:took|taken|swallowed|downed|had) {_G(2)}{_MANY} {_G(2)}(?:of (?:the |my |"
+                rf"his |her )?)?{_MEDS}\b",
                 # "food poisoning" and "poison ivy" are shopping, not poisoning.
                 r"(?<!food )\bpoison(?:ed|ing)?\b(?! (?:ivy|oak))",
                 r"\b(?:ambulance|medical emergency)\b",
@@ -194,16 +208,39 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 r"need to |ever )?wake up\b|\b(?:never|not) wake up again\b|\bwould i "
                 r"(?:just )?(?:not|never) wake up\b",
                 r"\b(?:there'?s|theres|there is) no point (?:anymore|any more|in anything|to "
-                r"anything|to it all)\b|\bno point (?:anymore|any more)\b",
+                r"anything|to it all|in any of it)\b|\bno point (?:anymore|any more)\b",
                 r"\b(?:nobody|no one|noone) (?:has|have|will have|would have|needs?|would need) to "
                 r"(?:deal with|put up with|worry about|look after|bother with) me\b",
+                # Said by callers nobody here wrote for (a blind set): wanting it all to
+                # stop, sleep without waking, no point, pills saved up, "if I was gone".
+                # Not "something to make it stop" (an itch, a cough): that is shopping.
+                r"\b(?:want|wanna) (?:it all|everything|all of it|it all) (?:to )?(?:stop|end)\b",
+                r"\b(?:sleep|drift off) (?:and|forever and) (?:never|not) (?:wake|waking) up\b",
+                r"\b(?:don'?t|dont|do not|can'?t|cannot|no longer) see (?:the|any) point\b",
+                # Not "collecting my prescription".
+                rf"\b(?:saving|saved|stockpil\w*|hoard\w*) (?:up )?(?:all )?(?:my |the |his |"
+                rf"her )?{_MEDS}\b",
+                r"\bif i (?:was|were) gone\b|\bif i (?:wasn'?t|weren'?t) (?:here|around|alive)\b",
+                r"\boverdos\w*\b",
+                r"\b(?:been|keep|kept|started|start) (?:cutting|hurting|harming|burning) my ?self\b",
+                # Goodbyes and settled affairs.
+                r"\bwon'?t (?:be )?(?:needing|need) (?:it|them|anything|these|those|my \w+)\b",
+                r"\bwon'?t be (?:calling|ringing|around|here|needing) (?:again|anymore|any more|"
+                r"much longer|after)\b|\bone last time\b",
+                r"\b(?:written|wrote|writing) (?:my |the )?(?:letters|notes|a note|goodbyes?|will)\b",
+                r"\bgiv(?:ing|en|e) away (?:all )?(?:of )?my (?:things|stuff|belongings)\b",
+                r"\b(?:doesn'?t|does not|don'?t) matter any ?more\b|\b(?:had|lived) my (?:time|"
+                r"life)\b",
+                r"\b(?:sleep|sleeping) (?:for good|forever)\b|\bmake (?:it all|everything|all of "
+                r"it) (?:just )?stop\b",
+                rf"\bas many {_G(4)}as (?:you'?ll|you will|you can|you would) (?:let|sell|give)\b",
             ),
             _rx(
                 r"\bkill(?:ing)? (?:my ?self|me self)\b",
                 r"\bsuicid\w*",
                 r"\bself harm\w*|\bharm(?:ing|ed)? my ?self\b",
                 # "I hurt myself playing football" is an injury; only intent counts.
-                rf"\b{_INTENT}\b {_G(3)}(?:hurt|harm|cut|burn|injure)(?:ing)? my ?self\b",
+                rf"\b{_INTENT}\b {_G(3)}(?:hurt|harm|cut|cutt|burn|injur)(?:ing|e)? my ?self\b",
             ),
             _rx(
                 r"\bend(?:ing)? (?:it all|my (?:own )?life|everything|things|it for good)\b",
@@ -219,13 +256,31 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
             _rx(
                 rf"\b{_INTENT}\b {_G(3)}(?:overdos\w*|od)\b",
                 r"\b(?:lethal|fatal|deadly) (?:dose|amount)\b",
-                rf"\b(?:enough|how many|how much)\b {_G(5)}(?:to )?(?:kill (?:me|myself|a person)|"
-                rf"die|be (?:fatal|lethal)|not wake up)\b",
+                rf"\b(?:enough|how many|how much)\b {_G(8)}(?:to )?(?:kill (?:me|myself|a person|"
+                rf"someone|somebody|you)|die|be (?:fatal|lethal)|not wake up)\b",
+                r"\b(?:most|more) (?:dangerous|deadly|lethal|harmful)\b",
+                r"\bwould (?:that|it|this|they) be enough\b",
+            ),
+            # Buying more than a dose's worth: "what's the most paracetamol I can buy",
+            # "a hundred paracetamol", "from different shops" (a blind set's callers).
+            # Pills, not packs: "20 boxes of paracetamol" is an order over the line's limit.
+            _rx(
+                rf"\b{_MANY} (?:of (?:the |those |these )?)?{_MEDS}\b {_G(4)}(?:can|could|will you "
+                rf"let|am allowed to|allowed to) {_G(1)}(?:buy|get|order)\b",
+                rf"\b(?:can|could) (?:i|we) (?:buy|get|order) (?:like |about |maybe )?{_MANY} (?:of "
+                rf"(?:the |those |these )?)?{_MEDS}\b",
+            ),
+            # Around a sale's limit: other shops, or a few at a time over days.
+            _both(
+                r"\b(?:different|other|several|separate|multiple) (?:shops|pharmacies|chemists|"
+                r"stores)\b|\bover (?:a few|a couple of|several|the next few) days\b|\b(?:a few|"
+                r"one|a box|a pack) at a time\b",
+                r"\b(?:paracetamol|co codamol|aspirin|ibuprofen|painkillers?|pills|tablets)\b",
             ),
             # Taking the lot at once. "I'll take the whole lot" (buying) names no pills,
             # no intent and no "at once", so it does not match.
             _rx(
-                rf"\b(?:take|taking|swallow|swallowing|down|neck) {_G(2)}(?:all|whole|entire|"
+                rf"\b(?:take|takes|took|taking|swallow|swallowing|down|neck) {_G(2)}(?:all|whole|entire|"
                 rf"every)\b {_G(3)}(?:{_MEDS}|{_PACKS})\b {_G(4)}(?:at once|in one go|all "
                 rf"together|tonight|right now|so i (?:don'?t|won'?t) wake up)\b",
                 rf"\b{_INTENT}\b {_G(3)}(?:take|taking|swallow|swallowing|down|downing|neck|"
@@ -259,19 +314,44 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"{_G(2)}(?:take|give(?! (?:me|us)\b)|use|swallow|chew|apply|drink)\b",
                 rf"\bhow (?:much|many)\b {_G(6)}(?:a|per|in a|each|every|in one) (?:day|night|"
                 rf"24 hours|twenty four hours|dose)\b|\bhow (?:much|many)\b {_G(3)}to (?:take|give)\b",
-                rf"\b(?:max(?:imum)?|most|limit)\b {_G(3)}(?:doses?|dosage|a day|per day|in a day|"
+                rf"\b(?:max(?:imum)?|most|limit)\b {_G(6)}(?:doses?|dosage|a day|per day|in a day|"
                 rf"i can take|can i take|you can take|to take|should i take)\b",
                 r"\b(?:double (?:dose|up|the dose)|missed (?:a|my|the|his|her) (?:dose|tablet|pill)|"
                 r"forgot (?:to take )?(?:a|my|the) (?:dose|tablet|pill)|next dose|between doses|"
                 r"too soon (?:to|for)|how long (?:between|apart|before (?:i can )?(?:take|give)|"
                 r"after (?:taking|the last|my last|his last|her last)))\b",
-                r"\b(?:can|could|should|when can) (?:i|he|she|you|we) (?:take|give (?:him |her "
-                r"|them )?)(?:another|more|a second|the next|extra)\b",
+                rf"\b(?:most|max(?:imum)?|how many|as many)\b {_G(3)}(?:{_MEDS}|{_PACKS})\b "
+                rf"{_G(4)}(?:can|could|will you let|am allowed to|allowed to) {_G(1)}(?:buy|get|"
+                rf"order)\b",
+                # "take another": the space after "take" was missing, so only "give" matched.
+                r"\b(?:can|could|should|when can) (?:i|he|she|you|we) (?:take |have |give (?:him |her "
+                r"|them )?)(?:another|more|some more|any more|a second|the next|extra)\b",
+                rf"\bhow long {_G(3)}wait (?:between|before|after|until)\b",
+                rf"\bhow long after\b {_G(4)}(?:can|could|should|before|until) (?:i|he|she|we|you)\b",
+                # Taken twice, doubled, by accident; kept on for days.
+                rf"\b(?:took|taken|done|had|given|gave) {_G(4)}twice\b|\bby accident\b|\bdoubled? "
+                rf"(?:up|dosed)\b",
+                rf"\b(?:keep|carry on|continue) (?:taking|using|giving)\b {_G(4)}(?:for (?:more|"
+                rf"longer|over|weeks|days|months)|more than|longer than)\b",
+                r"\bwould it be (?:ok|okay|alright|safe|fine) to (?:take|have|use|give|drink)\b",
+                r"\bis (?:that|it|this) (?:ok|okay|alright|safe|fine) together\b",
+                # Too many of a medicine, named or counted ("would two Night Nurse be too many");
+                # "is the 32 pack too much" asks the price.
+                rf"\b(?:would|will) (?:{_NUM}|a couple|a few) {_G(3)}be too (?:much|many)\b",
             ),
             # "Dose" asks how much to take only with a cue; "what's the dose of the
             # ibuprofen" asks its strength, and "low dose aspirin" is a product.
+            # "Dosage" always asks how much to take.
+            _rx(r"\bdosage\b"),
+            # Too much, or so many times a day, of a medicine: "how many mg of ibuprofen is
+            # too much", "is 1000mg of paracetamol four times a day ok".
             _both(
-                r"(?<!low )\bdos(?:e|es|age|ing)\b",
+                rf"\b(?:{_MEDS}|mg|milligrams?|ml)\b",
+                rf"\btoo (?:much|many)\b|\b(?:{_NUM}|once|twice) (?:times )?(?:a|per) (?:day|"
+                rf"night)\b {_G(2)}(?:ok|okay|safe|fine|alright|too much|enough)\b",
+            ),
+            _both(
+                r"(?<!low )\bdos(?:e|es|age|ing)\b(?! (?:syringe|spoon|cup)s?\b)",
                 rf"\b(?:should|can|could|take|taking|took|give|giving|gave|safe|max|maximum|"
                 rf"highest|right|correct|recommended|usual|normal|how|missed|forgot|double|"
                 rf"extra|another|next|between|{_CHILD}|him|her|adults?|weigh|weight|old|months?|"
@@ -287,7 +367,8 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"it cost|it costs?|cost)\b)|\b(?:can|could|should) (?:i|we|you) give\b|\bgive "
                 r"(?:him|her|them)\b|\bis (?:it|this|that) (?:ok|okay|safe|alright|fine)\b|"
                 r"\bsafe (?:to|for)\b|\b(?:ok|okay) to give\b|\btoo (?:much|many)\b|\bcan (?:he|she|they) (?:have|take)\b|"
-                r"\b(?:ml|mls|millilitres|milliliters|spoons?|spoonfuls?|teaspoons?)\b",
+                r"\b(?:ml|mls|millilitres|milliliters|spoons?|spoonfuls?|teaspoons?)\b(?! bottles?\b)|\bcan (?:my|the|your) "
+                rf"{_W} (?:have|take)\b",
             ),
             # Pregnancy with a safety cue; "pregnancy test" and "folic acid for pregnancy"
             # are products. Breastfeeding is always a pharmacist question.
@@ -312,7 +393,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"{_G(4)}(?:with|and))\b",
                 rf"\b(?:alcohol|booze|drink|drinking|drinks|wine|beer|beers|pints?|spirits|vodka)"
                 rf"\b {_G(2)}(?:with|on|while (?:on|taking)|whilst|after taking|when taking) "
-                rf"(?:these|this|them|it|those|the|my|antibiotics|{_MEDS})\b",
+                rf"(?:these|this|them|it|those|the|my|antibiotics|{_MEDS}\b|{_INTAKE})",
                 rf"\b(?:take|taking|give) {_G(4)}(?:after|with|while|if i'?ve been) (?:drinking|"
                 rf"alcohol|a drink|a few drinks|beer|wine)\b",
                 rf"\b(?:can|could|should|is it (?:ok|okay|safe|alright|fine) to|safe to) {_G(1)}"
@@ -327,6 +408,15 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"\b(?:is it (?:ok|okay|safe|alright|fine|bad|dangerous) to|can i|could i|should i|"
                 rf"safe to|ok to|okay to) have\b {_G(6)}(?:on top of|alongside|at the same time as|"
                 rf"while (?:on|taking|i'?m on))\b",
+            ),
+            # "I'm on sertraline, can I take the migraine ones", "he's on a load of tablets,
+            # can he take the Nytol".
+            # On a medicine, not "on my way" or "on holiday".
+            _both(
+                rf"\b(?:i'?m|im|i am|he is|she is|they'?re|{_W}'s) {_G(3)}on {_G(4)}(?:tablets|"
+                rf"pills|medication|meds|medicines?|\w*(?:profen|amol|irin|tine|zole|pril|olol|"
+                rf"statin|mycin|cillin|xen|ine|ide|pam|xin)s?)\b",
+                r"\b(?:can|could|should) (?:i|he|she|they) (?:still )?(?:take|have|use)\b",
             ),
             # "I take low dose aspirin every day, is it ok with naproxen".
             _both(

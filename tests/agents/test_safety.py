@@ -368,3 +368,26 @@ def test_accepts_person_yes(said: str) -> None:
 )
 def test_accepts_person_no(said: str) -> None:
     assert not accepts_person(said)
+
+
+# Written by helpers who saw no code; set 3 is held out (benchmarks/safety_blind.py).
+BLIND = [
+    Path(__file__).resolve().parents[2] / "benchmarks" / "data" / f"safety_blind{n}.json"
+    for n in (1, 2)
+]
+
+
+@pytest.mark.parametrize("corpus", BLIND, ids=lambda p: p.stem)
+def test_callers_nobody_here_wrote_for_are_screened(corpus: Path) -> None:
+    """Utterances written by helpers who saw no code: before, 15 of set 1's 65 safety
+    utterances reached sales ("I've been cutting myself again", "I took like twenty
+    paracetamol", "how long should I wait between ibuprofen and aspirin", which added
+    both to an order)."""
+    categories = json.loads(corpus.read_text())["categories"]
+    missed = [
+        (kind, said)
+        for kind, utterances in categories.items()
+        for said in utterances
+        if (screen(said) is None) != (kind == "ordinary")
+    ]
+    assert missed == []
