@@ -149,8 +149,11 @@ class Session:
             self.state = SessionState.OPEN
             self._touch()
 
-    async def dispose(self, *, final: bool = False) -> None:
+    async def dispose(self, *, final: bool = False, unless_held: bool = False) -> None:
         """Close the session; a later `session()` for the same client resumes from the store.
+
+        `unless_held`: not if a call holds it by the time the turn lock is had (a caller
+        ringing back as their last call is closed, or an operator's thread message).
 
         Writes the store could not take stay with the session: it stays open and tries
         again later (a forgotten session's queue was lost, and with it the last turn of a
@@ -159,6 +162,8 @@ class Session:
         async with self._lock:
             if self.state is SessionState.CLOSED:
                 return  # an earlier disposal got there while this one waited
+            if unless_held and self._holders:
+                return
             if self._idle:
                 self._idle.cancel()
             saved = await self._writer.flush()

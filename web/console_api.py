@@ -281,7 +281,11 @@ async def send_into_thread(
     await audit(request, operator, "thread_message", row.id, body.text)
     session = gateway.engine.session(row.client_id, gateway.swarm)
     reply = await session.complete(body.text)
-    return {"reply": reply, "agent": await session.get_agent_name()}
+    agent = await session.get_agent_name()
+    # On an ended call no call holds the session: kept, it blocked erasing the caller
+    # until the idle timeout, and another gateway would not see it. Closed as a call is.
+    await session.dispose(unless_held=True)
+    return {"reply": reply, "agent": agent}
 
 
 async def _call_async(gateway: Gateway, call_id: str) -> CallRow:

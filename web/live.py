@@ -317,7 +317,7 @@ class LiveCalls:
             # to append to if they call back here.
             session = self._engine.sessions.get(call.client_id)
             if session is not None:
-                await session.dispose()
+                await session.dispose(unless_held=True)
 
     def _settle_later(self, call_id: str, finish: Callable[[], CallRow]) -> None:
         """The call's row, which the database refused at its end, written again until it

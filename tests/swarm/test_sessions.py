@@ -200,6 +200,18 @@ async def test_a_disposal_the_store_refused_keeps_the_session_until_it_is_saved(
     ]
 
 
+async def test_a_disposal_unless_held_leaves_a_session_a_call_holds() -> None:
+    engine = echo_engine()
+    s = engine.session("c", "w")
+    await s.complete("hello")
+    s.hold()  # a caller rang back as their last call was being closed
+    await s.dispose(unless_held=True)
+    assert s.state is SessionState.OPEN and engine.sessions["c"] is s
+    s.release()
+    await s.dispose(unless_held=True)
+    assert s.state is SessionState.CLOSED
+
+
 async def test_the_engine_closing_closes_a_session_whatever_is_unsaved() -> None:
     store = AwayStore()
     engine = echo_engine(store=store)

@@ -134,6 +134,8 @@ async def test_threads_and_sending_into_the_users_thread(gateway) -> None:
             f"/api/calls/{call['id']}/threads/user/messages", json={"text": "where are you?"}
         )
         assert sent.status_code == 200 and "River Street" in sent.json()["reply"]
+        # The call has ended: no session is kept for it (it blocked erasing the caller).
+        assert "web-th" not in gateway.gateway.engine.sessions
         refused = await api.post(
             f"/api/calls/{call['id']}/threads/triage->sales/messages", json={"text": "hi"}
         )
