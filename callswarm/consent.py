@@ -89,11 +89,7 @@ def nothing_but_consent(rest: str, order: Sequence[tuple[str, int]] = ()) -> boo
         elif word not in CONSENT_ONLY and line_named(word) is None:
             return False
     # Counts on their own are the order's, all of them: "one and three" to 1 and 3.
-    return (
-        not alone
-        or sorted(alone) == sorted(q for _, q in lines)
-        or (set(alone) == {q for _, q in lines})
-    )
+    return not alone or set(alone) == {q for _, q in lines}
 
 
 def read_back_answer(

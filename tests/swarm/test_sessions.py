@@ -13,6 +13,7 @@ from swarm import (
     Role,
     Rule,
     ScriptedBackend,
+    Session,
     SessionState,
     TextDelta,
 )
@@ -175,15 +176,21 @@ class AwayStore(MemoryStore):
         await super().append_message(client_id, message)
 
 
-async def test_a_disposal_the_store_refused_keeps_the_session_until_it_is_saved() -> None:
-    """The last turn of a call that ended while the database was away was lost: disposal
-    tried one flush, then forgot the session and its queue."""
+async def unsaved_turn(last: str) -> tuple[AwayStore, Engine, Session]:
+    """A session with one turn saved, then `last` said while the database is away."""
     store = AwayStore()
     engine = echo_engine(store=store)
     s = engine.session("c", "w")
     await s.complete("hello")
     store.away = True
-    await s.complete("my last words")
+    await s.complete(last)
+    return store, engine, s
+
+
+async def test_a_disposal_the_store_refused_keeps_the_session_until_it_is_saved() -> None:
+    """The last turn of a call that ended while the database was away was lost: disposal
+    tried one flush, then forgot the session and its queue."""
+    store, engine, s = await unsaved_turn("my last words")
     await s.dispose()
     assert s.state is SessionState.OPEN and engine.sessions["c"] is s
     store.away = False
@@ -213,12 +220,7 @@ async def test_a_disposal_unless_held_leaves_a_session_a_call_holds() -> None:
 
 
 async def test_the_engine_closing_closes_a_session_whatever_is_unsaved() -> None:
-    store = AwayStore()
-    engine = echo_engine(store=store)
-    s = engine.session("c", "w")
-    await s.complete("hello")
-    store.away = True
-    await s.complete("unsaved")
+    _, engine, s = await unsaved_turn("unsaved")
     await engine.aclose()
     assert s.state is SessionState.CLOSED and "c" not in engine.sessions
 

@@ -149,6 +149,19 @@ async def test_a_screened_tool_the_agent_lacks_is_ignored() -> None:
     assert ran == ["screen hi"]
 
 
+async def with_fallback(engine: Engine, said: str) -> tuple[str, list[str]]:
+    """Agent "a" as swarm "w", with FALLBACK as code's words: the reply to `said`, and
+    the reasons of the turn's rescues."""
+
+    async def fallback(session, said: str) -> str:
+        return FALLBACK
+
+    engine.add_swarm("w", ["a"], "a", fallback=fallback)
+    with engine.bus.subscribe() as events:
+        reply = await engine.session("c", "w").complete(said)
+        return reply, [e.reason for e in events.drain() if isinstance(e, Rescued)]
+
+
 @pytest.mark.parametrize(
     "echo",
     [
@@ -172,13 +185,7 @@ async def test_words_meant_for_the_model_are_never_spoken(echo: str) -> None:
         reminder="If a tool fits the caller's last words, reply with exactly one tool call JSON.",
     )
 
-    async def fallback(session, said: str) -> str:
-        return FALLBACK
-
-    engine.add_swarm("w", ["a"], "a", fallback=fallback)
-    with engine.bus.subscribe() as events:
-        reply = await engine.session("c", "w").complete("hi")
-        reasons = [e.reason for e in events.drain() if isinstance(e, Rescued)]
+    reply, reasons = await with_fallback(engine, "hi")
     assert reply == FALLBACK
     assert "internal_leak" in reasons
     assert "tool" not in reply.lower()
@@ -207,13 +214,7 @@ async def test_the_engines_note_on_a_failed_tool_is_never_spoken(failure: Except
     engine.add_tool("look", "Look something up", NoArgs, look)
     engine.add_agent("a", "m", "Agent a.", tools=["look"])
 
-    async def fallback(session, said: str) -> str:
-        return FALLBACK
-
-    engine.add_swarm("w", ["a"], "a", fallback=fallback)
-    with engine.bus.subscribe() as events:
-        reply = await engine.session("c", "w").complete("where is my order?")
-        reasons = [e.reason for e in events.drain() if isinstance(e, Rescued)]
+    reply, reasons = await with_fallback(engine, "where is my order?")
     assert reply == FALLBACK
     assert "internal_leak" in reasons
     # The note stays in the model's history: a later turn may read it aloud too.
