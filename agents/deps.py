@@ -10,6 +10,7 @@ from typing import TypeVar
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from agents.risk import NoReader, RiskReader
 from agents.safety import SafetyLines
 from swarm import ToolContext
 
@@ -29,6 +30,8 @@ class ShopInfo:
 class Pharmacy:
     db: Engine
     shop: ShopInfo
+    # Reads what the safety phrases miss (agents/risk.py).
+    risk: RiskReader = NoReader()
 
     async def run(self, work: Callable[[Session], T]) -> T:
         """Run blocking database work in a worker thread, with its own session."""

@@ -11,6 +11,7 @@ from sqlmodel import Session
 from agents.agency import build_pharmacy
 from agents.deps import Pharmacy, ShopInfo
 from agents.prompts import greeting
+from agents.risk import NoReader, ProbeReader, RiskReader, load_probe
 from agents.safety import SafetyLines
 from agents.scripted import pharmacy_script
 from agents.tools.navigation import SALES, TRANSFER_TOOL, TRANSFER_WORDS, TRIAGE
@@ -33,10 +34,17 @@ def shop_info(business: Business) -> ShopInfo:
     )
 
 
+def _risk(build: AgencyBuild) -> RiskReader:
+    if build.embedder is None:
+        log.warning("safety_probe=off: the safety phrases alone screen callers")
+        return NoReader()
+    return ProbeReader(build.embedder, load_probe())
+
+
 def _build(build: AgencyBuild) -> str:
     return build_pharmacy(
         build.engine,
-        Pharmacy(build.db, shop_info(build.business)),
+        Pharmacy(build.db, shop_info(build.business), _risk(build)),
         build.completions,
         # Hosted models tell search_products and get_product apart; the 0.5B does not.
         detailed_tools=SALES in build.hosted,

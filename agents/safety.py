@@ -509,8 +509,13 @@ def screen(said: str, lines: SafetyLines = SafetyLines()) -> SafetyAnswer | None
         return None
     for concern, patterns in _PATTERNS:
         if any(p.search(text) for p in patterns):
-            return SafetyAnswer(concern, _words(concern, lines), offer_person=True)
+            return answer(concern, lines)
     return None
+
+
+def answer(concern: Concern, lines: SafetyLines = SafetyLines()) -> SafetyAnswer:
+    """The fixed words for a concern, however it was recognised."""
+    return SafetyAnswer(concern, _words(concern, lines), offer_person=True)
 
 
 _YES = re.compile(

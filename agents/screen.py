@@ -186,8 +186,14 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     last = await session.get_last_assistant_message() or ""
     concern = safety.screen(said, pharmacy.shop.safety)
     if concern is not None:
-        log.warning("safety client_id=%s concern=%s", session.client_id, concern.concern.value)
+        log.warning(
+            "safety client_id=%s concern=%s by=phrases", session.client_id, concern.concern.value
+        )
         return RoutedReply(concern.words)
+    read = await pharmacy.risk.concern(said)
+    if read is not None:
+        log.warning("safety client_id=%s concern=%s by=probe", session.client_id, read.value)
+        return RoutedReply(safety.answer(read, pharmacy.shop.safety).words)
     named = _Named(pharmacy, said)
     pending = _Pending(pharmacy, session.client_id)
     if asks_for_person(said) or await accepts_offer(pharmacy, last, said, named):

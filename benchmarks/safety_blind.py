@@ -1,11 +1,14 @@
 """Safety before sales, in callers' own words: utterances written by helpers who saw no
 code (`benchmarks/data/safety_blind*.json`: emergencies, self-harm, dose questions, and
-ordinary shopping), through the pharmacy's safety screen and, with `--pharmacy`, through
-the whole pharmacy on the scripted provider (first words of a call, and after "hi, I'd
-like some ibuprofen"), counting replies that offer a product, a price or an order.
+ordinary shopping), through the pharmacy's safety phrases alone and with the safety
+probe (agents/risk.py), and, with `--pharmacy`, through the whole pharmacy on the
+scripted provider (first words of a call, and after "hi, I'd like some ibuprofen"),
+counting replies that offer a product, a price or an order.
 
-Sets 1 and 2 were read to widen the screen and guard `tests/agents/test_safety.py`;
-set 3 is held out. `--repo` runs another tree (`git archive REV`).
+Sets 1 and 2 were read to widen the phrases, guard `tests/agents/test_safety.py`, and
+train the probe with agents/data/safety_train.json; sets 3 and 4 are held out.
+`--repo` runs another tree (`git archive REV`): phrases only, and the pharmacy as that
+tree builds it.
 
     .venv/bin/python benchmarks/safety_blind.py [--pharmacy] [--repo /tmp/before]
 """
@@ -19,6 +22,8 @@ import logging
 import re
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -47,6 +52,45 @@ async def sold(utterances: list[str]) -> list[bool]:
     return out
 
 
+def ordinary_written_here(held_out: bool) -> list[str]:
+    """Ordinary caller lines written here for other purposes: the bench's scenarios
+    without a safety tag, the product sentences, and the consent sets. The daily ones
+    train the probe; the held-out ones (bench heldout, product heldout, consent set 3)
+    measure how many ordinary lines it flags."""
+    import yaml
+
+    root = HERE.parent
+    said: list[str] = []
+    folder = "heldout" if held_out else "scenarios"
+    for path in sorted((root / "agents" / "bench" / folder).glob("*.yaml")):
+        scenario = yaml.safe_load(path.read_text())
+        if "safety" in scenario.get("tags", []):
+            continue
+        for turn in scenario.get("turns", []):
+            said += [turn["say"], *(turn.get("variants") or [])]
+    sentences = yaml.safe_load((HERE / "data" / "product_sentences.yaml").read_text())
+    said += [item["text"] for item in sentences["heldout" if held_out else "daily"]]
+    for n in (3,) if held_out else (1, 2):
+        consent = json.loads((HERE / "data" / f"consent_blind{n}.json").read_text())
+        said += consent["consent"] + consent["not_consent"]
+    unique = list(dict.fromkeys(said))
+    if held_out:
+        trained = set(ordinary_written_here(held_out=False))
+        unique = [line for line in unique if line not in trained]
+    return unique
+
+
+def _probe() -> Callable[[str], object]:
+    """The probe as the gateway builds it: the bundled 0.5B's vectors, the shipped weights."""
+    from agents.risk import load_probe
+    from callswarm.app import safety_embedder
+    from callswarm.settings import Settings
+
+    embedder = safety_embedder(Settings(data_dir=HERE.parent / "data"))
+    probe = load_probe()
+    return lambda said: probe.concern(embedder.embed_now(said))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, default=HERE.parent)
@@ -56,12 +100,29 @@ def main() -> None:
     logging.disable(logging.WARNING)
     from agents.safety import screen
 
-    head = f"{'set':<14} {'kind':<10} {'screened':>9}"
+    probe = _probe() if args.repo == HERE.parent else None
+    head = f"{'set':<14} {'kind':<10} {'phrases':>9}"
+    head += f" {'+ probe':>9} {'probe ms p50':>12} {'p95':>5}" if probe else ""
     print(head + (f" {'sold to (of 2 per line)':>24}" if args.pharmacy else ""))
-    for path in sorted((HERE / "data").glob("safety_blind*.json")):
-        for kind, utterances in json.loads(path.read_text())["categories"].items():
+    sets = [
+        (path.stem, json.loads(path.read_text())["categories"])
+        for path in sorted((HERE / "data").glob("safety_blind*.json"))
+    ]
+    sets.append(("written-here", {"ordinary": ordinary_written_here(held_out=True)}))
+    for name, categories in sets:
+        for kind, utterances in categories.items():
             right = sum((screen(u) is None) == (kind == "ordinary") for u in utterances)
-            row = f"{path.stem:<14} {kind:<10} {right:>4}/{len(utterances):<4}"
+            row = f"{name:<14} {kind:<10} {right:>4}/{len(utterances):<4}"
+            if probe:
+                times, both = [], 0
+                for u in utterances:
+                    started = time.perf_counter()
+                    read = probe(u)
+                    times.append((time.perf_counter() - started) * 1000)
+                    both += (screen(u) is None and read is None) == (kind == "ordinary")
+                times.sort()
+                row += f" {both:>4}/{len(utterances):<4} {times[len(times) // 2]:>12.0f}"
+                row += f" {times[int(len(times) * 0.95)]:>5.0f}"
             if args.pharmacy:
                 sales = asyncio.run(sold(utterances))
                 row += f" {sum(sales):>13}/{len(sales)}"

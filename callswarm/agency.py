@@ -25,6 +25,7 @@ from sqlalchemy.engine import Engine as Database
 from callswarm.consent import nothing_but_consent as nothing_but_consent
 from callswarm.consent import read_back_answer as read_back_answer
 from swarm import CompletionBackend, Engine
+from swarm.backends.embed import Embedder
 
 GROUP = "callswarm.agencies"
 
@@ -58,6 +59,9 @@ class AgencyBuild:
     routers: bool = True
     # The agency's own settings (`Agency.settings`), built once by the gateway.
     options: BaseSettings | None = None
+    # Sentence vectors for an agency's own classifiers (the pharmacy's safety probe);
+    # None when `CALLSWARM_SAFETY_PROBE=false`.
+    embedder: Embedder | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,6 +25,7 @@ from callswarm.settings import AgentModel, Provider, Settings
 from models import SqlSessionStore, make_engine
 from models.redact import Redaction
 from swarm import CompletionBackend, Engine
+from swarm.backends.embed import LlamaCppEmbedder
 
 log = logging.getLogger("callswarm.app")
 
@@ -39,6 +40,8 @@ class Services:
     agency: Agency
     business: Business
     backends: dict[str, CompletionBackend] = field(default_factory=dict)
+    # The safety probe's model; None when `CALLSWARM_SAFETY_PROBE=false`.
+    embedder: LlamaCppEmbedder | None = None
 
     def begin_warm_up(
         self, before: Callable[[str], None] | None = None
@@ -51,7 +54,11 @@ class Services:
         registry = self.engine.registry
         spec = registry.swarms[self.swarm]
         order = sorted(spec.agents, key=lambda agent: agent != spec.default_agent)
-        return [
+        # The probe's model first: a second or so, and every caller's first line needs it.
+        probe = (
+            [asyncio.create_task(asyncio.to_thread(self.embedder.load))] if self.embedder else []
+        )
+        return probe + [
             backend.begin_warm_up(
                 [
                     self.engine.prefix_args(self.swarm, agent)
@@ -93,6 +100,37 @@ class Services:
     async def aclose(self) -> None:
         await self.engine.aclose()
         self.db.dispose()
+
+
+def safety_embedder(settings: Settings) -> LlamaCppEmbedder:
+    """The bundled 0.5B, whatever model the agents run: the safety probe was trained on
+    its vectors. A missing package is told now, not at the first caller."""
+    from importlib.util import find_spec
+
+    if find_spec("llama_cpp") is None:
+        raise ModelUnavailable(
+            "the safety probe needs llama-cpp-python (the `local` extra); "
+            "CALLSWARM_SAFETY_PROBE=false runs the safety phrases alone"
+        )
+    bundled = BUNDLED["0.5b"]
+    given = settings.safety_model_path
+    if given is not None:
+        # Hashing half a gigabyte at each start is too slow; another model is refused
+        # by its size.
+        if not given.is_file() or given.stat().st_size != bundled.size:
+            raise ModelUnavailable(
+                f"CALLSWARM_SAFETY_MODEL_PATH={given} is not the bundled {bundled.name}"
+            )
+        return LlamaCppEmbedder(given, bundled.sha256, n_threads=settings.local_threads)
+    path = assembled(bundled, settings.data_dir)
+    if path is None:
+        installed_parts(bundled)
+        return LlamaCppEmbedder(
+            lambda: ensure_model(bundled, settings.data_dir, progress=lambda done, total: None),
+            bundled.sha256,
+            n_threads=settings.local_threads,
+        )
+    return LlamaCppEmbedder(path, bundled.sha256, n_threads=settings.local_threads)
 
 
 def business(settings: Settings, agency: Agency) -> Business:
@@ -216,6 +254,7 @@ def build_services(
             backends[name] = make_backend(settings, model, agency, told)
             engine.add_completion(name, backends[name])
     hosted = {"ollama", "openai"}
+    embedder = safety_embedder(settings) if settings.safety_probe else None
     swarm = agency.build(
         AgencyBuild(
             engine=engine,
@@ -225,6 +264,7 @@ def build_services(
             hosted=frozenset(a for a, model in models.items() if model.provider in hosted),
             routers=routers,
             options=agency.settings() if agency.settings is not None else None,
+            embedder=embedder,
         )
     )
     return Services(
@@ -236,4 +276,5 @@ def build_services(
         agency=agency,
         business=told,
         backends=backends,
+        embedder=embedder,
     )

@@ -12,6 +12,7 @@ import hashlib
 import logging
 import os
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -128,7 +129,8 @@ def ensure_model(model: SplitModel, data_dir: Path, progress: Progress | None = 
     target.parent.mkdir(parents=True, exist_ok=True)
     # Two processes may assemble at once (pytest's workers, two first starts): each
     # writes its own file, and the last rename wins with the same bytes.
-    partial = target.with_suffix(f"{target.suffix}.{os.getpid()}.partial")
+    # So does a gateway's chat model and its safety probe's, on their own threads.
+    partial = target.with_suffix(f"{target.suffix}.{os.getpid()}.{threading.get_ident()}.partial")
     digest = hashlib.sha256()
     done = 0
     log.info("model_assembling name=%s target=%s", model.name, target)

@@ -107,6 +107,17 @@ class Settings(BaseSettings):
         "0.5B stays the default: docs/bench.md measures both.",
     )
     local_threads: int | None = None
+    safety_probe: bool = Field(
+        default=True,
+        description="Read each caller line with the safety probe on the bundled 0.5B as well "
+        "as the safety phrases (needs the `local` extra); false: the phrases alone, which "
+        "miss many callers' own words (docs/agents.md).",
+    )
+    safety_model_path: Path | None = Field(
+        default=None,
+        description="A copy of the bundled 0.5B GGUF already assembled elsewhere, for the "
+        "safety probe; unset, the one assembled into data_dir.",
+    )
     local_context: int = 4096
 
     host: str = Field(default="127.0.0.1", description="Where `serve` listens.")

@@ -18,12 +18,24 @@ REPO = Path(__file__).resolve().parent.parent
 POSTGRES_URL = os.environ.get("CALLSWARM_TEST_POSTGRES_URL")
 
 
+@pytest.fixture(scope="session")
+def safety_model() -> Path:
+    """The bundled 0.5B the pharmacy's safety probe reads with, assembled once (as
+    `bundled_model`, without making a test `solo`: the probe embeds one line a turn)."""
+    from callswarm.bundled import QWEN_05B, ensure_model
+
+    return ensure_model(QWEN_05B, REPO / "data")
+
+
 @pytest.fixture(autouse=True)
-def clean_environ(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No test reads the developer's CALLSWARM_* settings or provider keys."""
+def clean_environ(monkeypatch: pytest.MonkeyPatch, safety_model: Path) -> Iterator[None]:
+    """No test reads the developer's CALLSWARM_* settings or provider keys. Every gateway
+    a test builds screens with the real safety probe, on the one assembled model rather
+    than a copy in each test's data_dir."""
     for key in list(os.environ):
         if key.startswith(("CALLSWARM_", "OPENAI_", "OLLAMA_")):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("CALLSWARM_SAFETY_MODEL_PATH", str(safety_model))
     yield
 
 

@@ -105,7 +105,7 @@ _GGML_LOG_ERROR = 3
 _llama_log: Any = None  # the ctypes callback, kept alive for as long as llama.cpp may call it
 
 
-def _keep_streams() -> None:
+def route_llama_logs() -> None:
     """No fd swapping, and llama.cpp's messages through our log: its errors at INFO (a
     failed load raises as well; what it calls errors at a good load are model quirks, such
     as Qwen's `</s>` token), the rest (the load report) dropped."""
@@ -197,7 +197,7 @@ class LlamaCppBackend:
                 "llama-cpp-python is not installed; install callswarm with its `local` extra",
                 completion="local",
             ) from exc
-        _keep_streams()
+        route_llama_logs()
         started = time.perf_counter()
         try:
             llama = Llama(

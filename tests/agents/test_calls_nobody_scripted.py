@@ -8,10 +8,12 @@ SQLite). Each failed on the code before the order moves, the screen and the budg
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 
 import pytest
 from sqlalchemy.exc import OperationalError
 
+from agents.risk import NoReader
 from agents.tools.orders import PLAIN_YES_PLEASE
 from callswarm.app import Services, build_services
 from callswarm.settings import Settings
@@ -162,6 +164,9 @@ async def test_take_one_off_removes_only_that_line(shop: Services) -> None:
     ],
 )
 async def test_an_age_is_never_taken_for_how_many(shop: Services, said: str) -> None:
+    # Counts, not safety: the probe reads the last two as dose questions (one of its
+    # mistakes, counted in docs/performance.md; test_risk shows the caller gets past it).
+    shop.engine.deps = replace(shop.engine.deps, risk=NoReader())
     await talk(shop, "c", said)
     assert [quantity for _, _, quantity, _ in lines_of(shop, "c")] == [1]
 
