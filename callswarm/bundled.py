@@ -111,8 +111,21 @@ def installed_parts(model: SplitModel) -> list[Path]:
         raise ModelUnavailable(f"{model.name}: {exc}; {model.install_hint}") from exc
 
 
+_assembling = threading.Lock()
+
+
 def ensure_model(model: SplitModel, data_dir: Path, progress: Progress | None = None) -> Path:
     """Return the assembled file, building it from the installed parts if needed."""
+    ready = assembled(model, data_dir)
+    if ready is not None:
+        return ready
+    # A gateway's chat model and its safety probe's may ask at once on a first start:
+    # the second waits for the first's file rather than writing its own.
+    with _assembling:
+        return _assemble(model, data_dir, progress)
+
+
+def _assemble(model: SplitModel, data_dir: Path, progress: Progress | None) -> Path:
     ready = assembled(model, data_dir)
     if ready is not None:
         return ready
