@@ -25,6 +25,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from callswarm.app import Services
 
 HERE = Path(__file__).resolve().parent
 SALE = re.compile(r"dollars|We have|I've added|Would you like to order|Your order|options:", re.I)
@@ -34,11 +38,20 @@ FIRST = "hi, I'd like some ibuprofen"
 async def sold(utterances: list[str]) -> list[bool]:
     """For each utterance, said first and after a shopping turn: did a reply sell?"""
     from callswarm.app import build_services
+    from callswarm.bundled import QWEN_05B, ensure_model
     from callswarm.settings import Settings
 
-    services = build_services(
-        Settings(data_dir=Path(tempfile.mkdtemp()), provider="scripted", idle_timeout=None)
-    )
+    # The one copy of the bundled 0.5B for the safety probe, not one per data_dir; an
+    # older tree (`--repo`) has no probe and no such setting.
+    probe = {}
+    if "safety_model_path" in Settings.model_fields:
+        probe["safety_model_path"] = ensure_model(QWEN_05B, HERE.parent / "data")
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp), provider="scripted", idle_timeout=None, **probe)
+        return await _sold(build_services(settings), utterances)
+
+
+async def _sold(services: Services, utterances: list[str]) -> list[bool]:
     out = []
     try:
         for n, said in enumerate(utterances):

@@ -16,7 +16,6 @@ import os
 import re
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,29 +35,18 @@ class Embedder(Protocol):
 
 
 class _Loaded:
-    """One model in embedding mode, its lock, and the vectors of lines seen lately
-    ("yes", "two please" come back on every call)."""
+    """One model in embedding mode, and the lock its context needs."""
 
     def __init__(self, llama: Any) -> None:
         self.llama = llama
         self.lock = threading.Lock()
-        self.recent: OrderedDict[str, list[float]] = OrderedDict()
 
     def embed(self, text: str) -> list[float]:
         with self.lock:
-            known = self.recent.get(text)
-            if known is not None:
-                self.recent.move_to_end(text)
-                return known
             # A ramble longer than the context is cut to its start.
-            vector = [float(x) for x in self.llama.embed(text, truncate=True)]
-            self.recent[text] = vector
-            if len(self.recent) > _RECENT:
-                self.recent.popitem(last=False)
-            return vector
+            return [float(x) for x in self.llama.embed(text, truncate=True)]
 
 
-_RECENT = 512
 # One load per model a process: a gateway builds its services once, but the bench and
 # the tests build many, and each load costs half a second.
 _models: dict[tuple[str, int, int], _Loaded] = {}
