@@ -87,4 +87,5 @@ AGENCY = Agency(
     vocabulary=_vocabulary,
     scenarios=BENCH / "scenarios",
     heldout=BENCH / "heldout",
+    embeds=True,  # the safety probe (agents/risk.py)
 )

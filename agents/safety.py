@@ -513,6 +513,15 @@ def screen(said: str, lines: SafetyLines = SafetyLines()) -> SafetyAnswer | None
     return None
 
 
+_SEVERITY = {Concern.DOSING: 0, Concern.SELF_HARM: 1, Concern.EMERGENCY: 2}
+
+
+def holds(answered: Concern | None, read: Concern) -> bool:
+    """Whether the concern already answered on the call covers a new reading: it is at
+    least as grave (an emergency's follow-up keeps the emergency number)."""
+    return answered is not None and _SEVERITY[answered] >= _SEVERITY[read]
+
+
 def answer(concern: Concern, lines: SafetyLines = SafetyLines()) -> SafetyAnswer:
     """The fixed words for a concern, however it was recognised."""
     return SafetyAnswer(concern, _words(concern, lines), offer_person=True)

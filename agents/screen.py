@@ -190,14 +190,18 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
             "safety client_id=%s concern=%s by=phrases", session.client_id, concern.concern.value
         )
         return RoutedReply(concern.words)
-    read = await pharmacy.risk.concern(said)
-    if read is not None:
-        log.warning("safety client_id=%s concern=%s by=probe", session.client_id, read.value)
-        return RoutedReply(safety.answer(read, pharmacy.shop.safety).words)
     named = _Named(pharmacy, said)
     pending = _Pending(pharmacy, session.client_id)
+    # A person before the probe: "put me through to someone, I can't cope" must reach
+    # one, not hear the offer of one again.
     if asks_for_person(said) or await accepts_offer(pharmacy, last, said, named):
         return RoutedCall(TRANSFER_TOOL, {"reason": "asked for a person"})
+    read = await pharmacy.risk.concern(said, client_id=session.client_id)
+    # After a safety answer, the probe may only raise it: "should I just give her an
+    # aspirin" after a stroke's 911 reads as a dose question, and must hear 911 again.
+    if read is not None and not safety.holds(safety.concern_answered(last), read):
+        log.warning("safety client_id=%s concern=%s by=probe", session.client_id, read.value)
+        return RoutedReply(safety.answer(read, pharmacy.shop.safety).words)
     known = facts(pharmacy, said)
     if known is not None and not _SHOPPING.search(said):
         return RoutedReply(known)

@@ -94,14 +94,16 @@ def ordinary_written_here(held_out: bool) -> list[str]:
 
 
 def _probe() -> Callable[[str], object]:
-    """The probe as the gateway builds it: the bundled 0.5B's vectors, the shipped weights."""
-    from agents.risk import load_probe
+    """The probe as the gateway reads with it: the bundled 0.5B's vectors, the shipped
+    weights, and the lines of nothing but shopping words left unread."""
+    from agents.risk import ProbeReader, load_probe
     from callswarm.app import safety_embedder
     from callswarm.settings import Settings
 
     embedder = safety_embedder(Settings(data_dir=HERE.parent / "data"))
-    probe = load_probe()
-    return lambda said: probe.concern(embedder.embed_now(said))
+    embedder.load()  # not within the first line's time
+    reader = ProbeReader(embedder, load_probe())
+    return lambda said: asyncio.run(reader.concern(said))
 
 
 def main() -> None:

@@ -92,6 +92,9 @@ class Agency:
     heldout: Path | None = None
     # The agency's own settings class (pydantic-settings, its own env prefix), or None.
     settings: type[BaseSettings] | None = None
+    # Whether its build reads `AgencyBuild.embedder`: otherwise the gateway loads no
+    # embedding model for it.
+    embeds: bool = False
 
     def __post_init__(self) -> None:
         if not self.agents:

@@ -254,7 +254,7 @@ def build_services(
             backends[name] = make_backend(settings, model, agency, told)
             engine.add_completion(name, backends[name])
     hosted = {"ollama", "openai"}
-    embedder = safety_embedder(settings) if settings.safety_probe else None
+    embedder = safety_embedder(settings) if settings.safety_probe and agency.embeds else None
     swarm = agency.build(
         AgencyBuild(
             engine=engine,

@@ -142,8 +142,7 @@ def _assemble(model: SplitModel, data_dir: Path, progress: Progress | None) -> P
     target.parent.mkdir(parents=True, exist_ok=True)
     # Two processes may assemble at once (pytest's workers, two first starts): each
     # writes its own file, and the last rename wins with the same bytes.
-    # So does a gateway's chat model and its safety probe's, on their own threads.
-    partial = target.with_suffix(f"{target.suffix}.{os.getpid()}.{threading.get_ident()}.partial")
+    partial = target.with_suffix(f"{target.suffix}.{os.getpid()}.partial")
     digest = hashlib.sha256()
     done = 0
     log.info("model_assembling name=%s target=%s", model.name, target)

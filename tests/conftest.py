@@ -127,11 +127,10 @@ def database_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -
 
 
 @pytest.fixture(scope="session")
-def bundled_model() -> Path:
-    """The embedded LLM, assembled once into the repo's data directory (as `make run` does)."""
-    from callswarm.bundled import QWEN_05B, ensure_model
-
-    return ensure_model(QWEN_05B, REPO / "data")
+def bundled_model(safety_model: Path) -> Path:
+    """The embedded LLM, assembled once into the repo's data directory (as `make run` does):
+    the model the safety probe reads with."""
+    return safety_model
 
 
 @pytest.fixture(scope="session")

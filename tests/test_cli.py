@@ -40,6 +40,8 @@ def base_env(tmp_path: Path) -> dict[str, str]:
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CALLSWARM_", "OPENAI_"))}
     env["CALLSWARM_DATA_DIR"] = str(tmp_path)
+    # The one assembled model for the safety probe (tests/conftest.py), not a copy per test.
+    env["CALLSWARM_SAFETY_MODEL_PATH"] = os.environ["CALLSWARM_SAFETY_MODEL_PATH"]
     return env
 
 

@@ -17,6 +17,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -43,7 +44,9 @@ class _Loaded:
 
     def embed(self, text: str) -> list[float]:
         with self.lock:
-            # A ramble longer than the context is cut to its start.
+            # A ramble longer than the context is cut to its start; a lone surrogate,
+            # which UTF-8 cannot carry, is replaced rather than raised.
+            text = text.encode("utf-8", "replace").decode("utf-8")
             return [float(x) for x in self.llama.embed(text, truncate=True)]
 
 
@@ -97,13 +100,14 @@ class LlamaCppEmbedder:
         model_id: str,
         *,
         n_threads: int | None = None,
-        n_ctx: int = 512,
+        n_ctx: int = 128,
     ) -> None:
         self._model_path = model_path
         self._model_id = model_id
         self._n_threads = n_threads or os.cpu_count() or 1
         self._n_ctx = n_ctx
         self._loaded: _Loaded | None = None
+        self._failed: CompletionError | None = None
         self._lock = threading.Lock()
 
     @property
@@ -116,11 +120,20 @@ class LlamaCppEmbedder:
 
     def _model(self) -> _Loaded:
         with self._lock:
+            # A load that failed fails at once from then on: no caller's turn copies or
+            # reloads half a gigabyte again.
+            if self._failed is not None:
+                raise self._failed
             if self._loaded is None:
                 path = self._model_path
-                self._loaded = _load(
-                    Path(path()) if callable(path) else path, self._n_threads, self._n_ctx
-                )
+                try:
+                    self._loaded = _load(
+                        Path(path()) if callable(path) else path, self._n_threads, self._n_ctx
+                    )
+                except Exception as exc:
+                    self._failed = CompletionError(f"no embedding model: {exc}", completion="embed")
+                    log.error("embedder_unavailable error=%r", exc)
+                    raise self._failed from exc
             return self._loaded
 
     def embed_now(self, text: str) -> list[float]:
@@ -128,7 +141,13 @@ class LlamaCppEmbedder:
         return self._model().embed(text)
 
     async def embed(self, text: str) -> list[float]:
-        return await asyncio.to_thread(self.embed_now, text)
+        # Its own thread: callers queued on the model must not hold the default pool's
+        # threads, which the database work of every session shares.
+        return await asyncio.get_running_loop().run_in_executor(_worker, self.embed_now, text)
+
+
+# One model computes one line at a time anyway.
+_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed")
 
 
 _TOKEN = re.compile(r"[a-z0-9']+")

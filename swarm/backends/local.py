@@ -103,6 +103,7 @@ class _KeepStreams:
 
 _GGML_LOG_ERROR = 3
 _llama_log: Any = None  # the ctypes callback, kept alive for as long as llama.cpp may call it
+_llama_log_lock = threading.Lock()
 
 
 def route_llama_logs() -> None:
@@ -110,8 +111,12 @@ def route_llama_logs() -> None:
     failed load raises as well; what it calls errors at a good load are model quirks, such
     as Qwen's `</s>` token), the rest (the load report) dropped."""
     global _llama_log
-    if _llama_log is not None:
-        return
+    with _llama_log_lock:  # the chat model and the safety probe's load on two threads
+        if _llama_log is None:
+            _llama_log = _route_llama_logs()
+
+
+def _route_llama_logs() -> Any:
     import ctypes
 
     import llama_cpp
@@ -126,8 +131,8 @@ def route_llama_logs() -> None:
         if level == _GGML_LOG_ERROR:
             log.info("llama_cpp_error message=%r", text.decode("utf-8", "replace").strip())
 
-    _llama_log = forward
     llama_cpp.llama_log_set(forward, ctypes.c_void_p(0))
+    return forward
 
 
 def _set_from_thread(loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:

@@ -125,6 +125,7 @@ async def test_a_phone_caller_is_erased_by_number_from_the_command_line(
     await phone.session.complete(SAID)
     await calls.close(phone, ended_by="caller")
     env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSWARM_")}
+    env["CALLSWARM_SAFETY_MODEL_PATH"] = os.environ["CALLSWARM_SAFETY_MODEL_PATH"]
     env |= {"CALLSWARM_DATA_DIR": str(tmp_path), "CALLSWARM_DATABASE_URL": database_url}
 
     def erase(who: str) -> subprocess.CompletedProcess[str]:
@@ -227,6 +228,7 @@ async def test_records_past_keeping_are_purged_and_the_rest_kept(gateway, tmp_pa
         s.add(AuditRow(operator="sam", action="handback", at=now - timedelta(days=2)))
         s.commit()
     env = {k: v for k, v in os.environ.items() if not k.startswith("CALLSWARM_")}
+    env["CALLSWARM_SAFETY_MODEL_PATH"] = os.environ["CALLSWARM_SAFETY_MODEL_PATH"]
     env |= {
         "CALLSWARM_DATA_DIR": str(tmp_path),
         "CALLSWARM_DATABASE_URL": database_url,

@@ -27,6 +27,15 @@ from .client import Caller, caller, typed
 # PostgreSQL refuses what SQLite takes (a NUL character in text): both run.
 pytestmark = pytest.mark.databases
 
+
+@pytest.fixture(autouse=True)
+def phrases_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sockets under 2,300 frames, on the safety phrases alone: the probe reads each
+    text turn in about 0.2 s, which took these tests to their timeout. The probe under
+    the same frames is `test_fuzzed_lines_never_break_the_safety_probe` below."""
+    monkeypatch.setenv("CALLSWARM_SAFETY_PROBE", "false")
+
+
 SEED = int(os.environ.get("FUZZ_SEED", "20261204"))
 VOICE_FRAMES = 1500
 TEXT_FRAMES = 800
@@ -142,3 +151,19 @@ async def test_fuzzed_text_frames_drop_no_socket_and_the_session_still_answers(
             .where(MessageRow.client_id == "web-fuzz-text", MessageRow.role == "user")
         ).one()
     assert stored >= turns + 1 > 100
+
+
+async def test_fuzzed_lines_never_break_the_safety_probe(caplog) -> None:
+    """What the text socket hands a turn, through the real probe: a reading or none,
+    and never an error."""
+    from agents.risk import ProbeReader, load_probe
+    from callswarm.app import safety_embedder
+    from callswarm.settings import Settings
+
+    reader = ProbeReader(safety_embedder(Settings()), load_probe())
+    rng = random.Random(SEED + 3)
+    caplog.set_level(logging.ERROR)
+    lines = [frame for frame in (text_frame(rng) for _ in range(40)) if isinstance(frame, str)]
+    readings = [await reader.concern(line) for line in lines]
+    assert len(readings) == len(lines) > 15
+    assert "safety_probe" not in caplog.text
