@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
 
-from swarm.backends.local import route_llama_logs
+from swarm.backends.local import open_llama
 from swarm.errors import CompletionError
 
 log = logging.getLogger("swarm.embed")
@@ -62,26 +62,16 @@ def _load(path: Path, n_threads: int, n_ctx: int) -> _Loaded:
         loaded = _models.get(key)
         if loaded is not None:
             return loaded
-        try:
-            from llama_cpp import LLAMA_POOLING_TYPE_MEAN, Llama
-        except ImportError as exc:
-            raise CompletionError("llama-cpp-python is not installed", completion="embed") from exc
-        route_llama_logs()
         started = time.perf_counter()
-        try:
-            llama = Llama(
-                model_path=str(path),
-                embedding=True,
-                pooling_type=LLAMA_POOLING_TYPE_MEAN,
-                n_ctx=n_ctx,
-                n_batch=n_ctx,
-                n_threads=n_threads,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError) as exc:
-            raise CompletionError(
-                f"llama.cpp could not load {path}: {exc}", completion="embed"
-            ) from exc
+        llama = open_llama(
+            path,
+            "embed",
+            embedding=True,
+            pooling_type=1,  # LLAMA_POOLING_TYPE_MEAN, without importing llama_cpp first
+            n_ctx=n_ctx,
+            n_batch=n_ctx,
+            n_threads=n_threads,
+        )
         log.info(
             "embedder_loaded path=%s ms=%.0f", path.name, (time.perf_counter() - started) * 1000
         )

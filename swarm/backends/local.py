@@ -135,6 +135,25 @@ def _route_llama_logs() -> Any:
     return forward
 
 
+def open_llama(path: Path, completion: str, **options: Any) -> Any:
+    """A llama.cpp model, its messages through our log; a missing library or a file it
+    cannot load is a CompletionError naming `completion`."""
+    try:
+        from llama_cpp import Llama
+    except ImportError as exc:
+        raise CompletionError(
+            "llama-cpp-python is not installed; install callswarm with its `local` extra",
+            completion=completion,
+        ) from exc
+    route_llama_logs()
+    try:
+        return Llama(model_path=str(path), verbose=False, **options)
+    except (ValueError, RuntimeError) as exc:
+        raise CompletionError(
+            f"llama.cpp could not load {path}: {exc}", completion=completion
+        ) from exc
+
+
 def _set_from_thread(loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
     with contextlib.suppress(RuntimeError):  # the loop is gone: the process is stopping
         loop.call_soon_threadsafe(event.set)
@@ -195,30 +214,17 @@ class LlamaCppBackend:
                 f"model file {self.model_path} is missing; run `callswarm model install`",
                 completion="local",
             )
-        try:
-            from llama_cpp import Llama
-        except ImportError as exc:
-            raise CompletionError(
-                "llama-cpp-python is not installed; install callswarm with its `local` extra",
-                completion="local",
-            ) from exc
-        route_llama_logs()
         started = time.perf_counter()
-        try:
-            llama = Llama(
-                model_path=str(self.model_path),
-                n_ctx=self.options.n_ctx,
-                # llama-cpp-python's default is half the cores: one thread on a 2-core box.
-                n_threads=self.options.n_threads or os.cpu_count(),
-                n_batch=self.options.n_batch,
-                seed=self.options.seed,
-                chat_format=self.options.chat_format,
-                verbose=False,
-            )
-        except (ValueError, RuntimeError) as exc:
-            raise CompletionError(
-                f"llama.cpp could not load {self.model_path}: {exc}", completion="local"
-            ) from exc
+        llama = open_llama(
+            self.model_path,
+            "local",
+            n_ctx=self.options.n_ctx,
+            # llama-cpp-python's default is half the cores: one thread on a 2-core box.
+            n_threads=self.options.n_threads or os.cpu_count(),
+            n_batch=self.options.n_batch,
+            seed=self.options.seed,
+            chat_format=self.options.chat_format,
+        )
         log.info(
             "local_model_loaded agent=%s path=%s ms=%.0f",
             agent,

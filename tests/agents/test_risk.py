@@ -18,6 +18,7 @@ import pytest
 from agents import safety
 from agents.risk import (
     LABELS,
+    Probe,
     ProbeReader,
     data_sha256,
     load_probe,
@@ -58,6 +59,11 @@ def _trained(embedder: HashingEmbedder) -> tuple[list[list[float]], list[str]]:
     return [embedder.embed_now(line) for line, _ in said], [label for _, label in said]
 
 
+def _probe_on(model_id: str) -> Probe:
+    vectors, labels = _trained(HashingEmbedder())
+    return train(vectors, labels, model_id=model_id, data="test")
+
+
 def test_a_probe_reads_the_lines_it_was_trained_on_as_their_concern() -> None:
     embedder = HashingEmbedder()
     vectors, labels = _trained(embedder)
@@ -79,8 +85,7 @@ class _Broken:
 async def test_a_failed_embedding_is_logged_and_leaves_the_phrases_to_decide(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    vectors, labels = _trained(HashingEmbedder())
-    probe = train(vectors, labels, model_id=_Broken.model_id, data="test")
+    probe = _probe_on(_Broken.model_id)
     with caplog.at_level(logging.ERROR, logger="agents.risk"):
         assert await ProbeReader(_Broken(), probe).concern("he is not breathing") is None
     assert "safety_probe_failed" in caplog.text
@@ -186,8 +191,7 @@ class _Never:
 async def test_a_probe_that_does_not_answer_in_time_leaves_the_phrases_to_decide(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    vectors, labels = _trained(HashingEmbedder())
-    probe = train(vectors, labels, model_id=_Never.model_id, data="test")
+    probe = _probe_on(_Never.model_id)
     embedder = _Never()
     with caplog.at_level(logging.ERROR, logger="agents.risk"):
         read = await ProbeReader(embedder, probe, timeout=0.05).concern("he is not breathing")
