@@ -17,6 +17,7 @@ from callswarm.agency import Agency, AgencyBuild, Business, load_agency
 from callswarm.bundled import (
     BUNDLED,
     ModelUnavailable,
+    SplitModel,
     assembled,
     ensure_model,
     installed_parts,
@@ -122,15 +123,9 @@ def safety_embedder(settings: Settings) -> LlamaCppEmbedder:
                 f"CALLSWARM_SAFETY_MODEL_PATH={given} is not the bundled {bundled.name}"
             )
         return LlamaCppEmbedder(given, bundled.sha256, n_threads=settings.local_threads)
-    path = assembled(bundled, settings.data_dir)
-    if path is None:
-        installed_parts(bundled)
-        return LlamaCppEmbedder(
-            lambda: ensure_model(bundled, settings.data_dir, progress=lambda done, total: None),
-            bundled.sha256,
-            n_threads=settings.local_threads,
-        )
-    return LlamaCppEmbedder(path, bundled.sha256, n_threads=settings.local_threads)
+    return LlamaCppEmbedder(
+        bundled_file(bundled, settings.data_dir), bundled.sha256, n_threads=settings.local_threads
+    )
 
 
 def business(settings: Settings, agency: Agency) -> Business:
@@ -212,17 +207,24 @@ def make_backend(
             raise ModelUnavailable(f"{where}={path_given} is not a file")
         return LlamaCppBackend(path_given, options, state_dir=states)
     bundled = BUNDLED[choice]
-    path = assembled(bundled, settings.data_dir)
-    if path is None:
-        installed_parts(bundled)  # a missing package is told now, not at the first caller
+    return LlamaCppBackend(
+        bundled_file(bundled, settings.data_dir),
+        options,
+        state_dir=states,
+        model_sha256=bundled.sha256,
+    )
 
-        def assemble() -> Path:
-            # The first start copies and checks half a gigabyte: in the warm-up, not before
-            # the socket opens. No progress bar: it would interleave with the log.
-            return ensure_model(bundled, settings.data_dir, progress=lambda done, total: None)
 
-        return LlamaCppBackend(assemble, options, state_dir=states, model_sha256=bundled.sha256)
-    return LlamaCppBackend(path, options, state_dir=states, model_sha256=bundled.sha256)
+def bundled_file(bundled: SplitModel, data_dir: Path) -> Path | Callable[[], Path]:
+    """The assembled file, or the assembling of it, left for the warm-up: the first start
+    copies and checks half a gigabyte, which the socket need not wait for. A missing
+    package is told now, not at the first caller."""
+    path = assembled(bundled, data_dir)
+    if path is not None:
+        return path
+    installed_parts(bundled)
+    # No progress bar: it would interleave with the log.
+    return lambda: ensure_model(bundled, data_dir, progress=lambda done, total: None)
 
 
 def open_database(settings: Settings, agency: Agency | None = None) -> Database:
