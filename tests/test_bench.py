@@ -240,7 +240,7 @@ def bench(out, *args: str, env_dir=None) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "callswarm", "bench", *args, "--out", str(out)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=570,
         env=base_env(env_dir or out),
     )
 
@@ -255,6 +255,9 @@ ORIGINAL_SCENARIOS = frozenset(
 )
 
 
+# Every turn now passes the safety probe (about 0.2 s of CPU): the 318 runs took this
+# test past 300 s once in three clean clones under `make test`'s load.
+@pytest.mark.timeout(600)
 def test_the_command_on_the_scripted_provider_gates_ci(tmp_path) -> None:
     """The control group, end to end, with the STT variants too."""
     run = bench(
