@@ -20,6 +20,7 @@ import hashlib
 import json
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -179,16 +180,26 @@ class ProbeReader:
     0.3 s) on purpose: a tighter one, measured with a test suite loading both cores,
     let dose questions through to an order."""
 
-    def __init__(self, embedder: Embedder, probe: Probe, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, embedder: Embedder, probe: Probe, *, timeout: float = 10.0, remember: int = 512
+    ) -> None:
         if embedder.model_id != probe.model_id:
             raise ValueError(
                 f"the safety probe was trained on {probe.model_id}, not {embedder.model_id}"
             )
         self._embedder, self._probe, self._timeout = embedder, probe, timeout
+        # A turn handed from triage to sales is screened again with the same words, and
+        # callers say the same short lines ("no thanks, that's all"): each is read once.
+        # Only readings are kept, never a failure, which the next turn tries again.
+        self._read: OrderedDict[str, Concern | None] = OrderedDict()
+        self._remember = remember
 
     async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
         if says_nothing_of_safety(said):
             return None
+        if said in self._read:
+            self._read.move_to_end(said)
+            return self._read[said]
         try:
             vector = await asyncio.wait_for(self._embedder.embed(said), self._timeout)
         except TimeoutError:
@@ -197,7 +208,10 @@ class ProbeReader:
         except Exception as exc:  # a model that failed to load, a worker that died
             log.error("safety_probe_failed client_id=%s error=%r", client_id, exc)
             return None
-        return self._probe.concern(vector)
+        read = self._read[said] = self._probe.concern(vector)
+        if len(self._read) > self._remember:
+            self._read.popitem(last=False)
+        return read
 
 
 class NoReader:

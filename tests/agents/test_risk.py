@@ -91,6 +91,45 @@ async def test_a_failed_embedding_is_logged_and_leaves_the_phrases_to_decide(
     assert "safety_probe_failed" in caplog.text
 
 
+class _Counting:
+    """The fake embedder, counting what it is asked, and failing while told to."""
+
+    model_id = HashingEmbedder().model_id
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+        self.failing = False
+
+    async def embed(self, text: str) -> Sequence[float]:
+        self.asked.append(text)
+        if self.failing:
+            raise RuntimeError("the worker died")
+        return HashingEmbedder().embed_now(text)
+
+
+async def test_a_line_is_read_once_and_a_failure_is_tried_again() -> None:
+    embedder = _Counting()
+    reader = ProbeReader(embedder, _probe_on(embedder.model_id), remember=2)
+    first = await reader.concern("he is not breathing")
+    # A turn handed from triage to sales is screened twice with the same words.
+    assert await reader.concern("he is not breathing") == first
+    assert embedder.asked == ["he is not breathing"]
+    embedder.failing = True
+    assert await reader.concern("my chest hurts") is None
+    embedder.failing = False
+    assert await reader.concern("my chest hurts") == await _probe_reading("my chest hurts")
+    assert embedder.asked.count("my chest hurts") == 2
+    # Only the last `remember` lines are kept.
+    await reader.concern("a third line")
+    await reader.concern("he is not breathing")
+    assert embedder.asked.count("he is not breathing") == 2
+
+
+async def _probe_reading(said: str) -> Concern | None:
+    embedder = HashingEmbedder()
+    return _probe_on(embedder.model_id).concern(embedder.embed_now(said))
+
+
 def test_a_probe_is_refused_on_vectors_of_another_model() -> None:
     vectors, labels = _trained(HashingEmbedder(256))
     probe = train(vectors, labels, model_id=HashingEmbedder(256).model_id, data="test")
