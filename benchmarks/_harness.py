@@ -16,7 +16,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from callswarm.app import Services, build_services  # noqa: E402
-from callswarm.bundled import QWEN_05B, ensure_model  # noqa: E402
+from callswarm.reader_model import SAFETY_READER, ensure_cut  # noqa: E402
 from callswarm.serve import listen  # noqa: E402
 from callswarm.settings import Settings  # noqa: E402
 from swarm import Engine, Session, SwarmEvent  # noqa: E402
@@ -24,11 +24,9 @@ from web import Gateway, create_app  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 # Every benchmark's gateway, whatever its temporary data_dir, reads with the safety
-# probe on the one copy of the bundled 0.5B in the repo's data/ (as `make run`), rather
-# than assembling half a gigabyte into each.
-os.environ.setdefault(
-    "CALLSWARM_SAFETY_MODEL_PATH", str(ensure_model(QWEN_05B, REPO / "data", lambda d, t: None))
-)
+# probe on the one copy of its model in the repo's data/ (as `make run`), rather than
+# writing a quarter of a gigabyte into each.
+os.environ.setdefault("CALLSWARM_SAFETY_MODEL_PATH", str(ensure_cut(SAFETY_READER, REPO / "data")))
 # Issue 4's reference caller: the utterance every voice benchmark speaks.
 UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 

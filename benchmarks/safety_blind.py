@@ -38,14 +38,20 @@ FIRST = "hi, I'd like some ibuprofen"
 async def sold(utterances: list[str]) -> list[bool]:
     """For each utterance, said first and after a shopping turn: did a reply sell?"""
     from callswarm.app import build_services
-    from callswarm.bundled import QWEN_05B, ensure_model
     from callswarm.settings import Settings
 
-    # The one copy of the bundled 0.5B for the safety probe, not one per data_dir; an
-    # older tree (`--repo`) has no probe and no such setting.
+    # The one copy of the safety probe's model, not one per data_dir; an older tree
+    # (`--repo`) has no probe and no such setting, or the whole 0.5B for it.
     probe = {}
     if "safety_model_path" in Settings.model_fields:
-        probe["safety_model_path"] = ensure_model(QWEN_05B, HERE.parent / "data")
+        try:
+            from callswarm.reader_model import SAFETY_READER, ensure_cut
+
+            probe["safety_model_path"] = ensure_cut(SAFETY_READER, HERE.parent / "data")
+        except ImportError:
+            from callswarm.bundled import QWEN_05B, ensure_model
+
+            probe["safety_model_path"] = ensure_model(QWEN_05B, HERE.parent / "data")
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp), provider="scripted", idle_timeout=None, **probe)
         return await _sold(build_services(settings), utterances)

@@ -104,28 +104,36 @@ class Services:
 
 
 def safety_embedder(settings: Settings) -> LlamaCppEmbedder:
-    """The bundled 0.5B, whatever model the agents run: the safety probe was trained on
-    its vectors. A missing package is told now, not at the first caller."""
+    """The bundled 0.5B cut to its first blocks (callswarm/reader_model.py), whatever model
+    the agents run: the safety probe was trained on its vectors. A missing package is
+    told now, not at the first caller."""
     from importlib.util import find_spec
+
+    from callswarm.reader_model import SAFETY_READER, can_cut, cut_ready, ensure_cut
 
     if find_spec("llama_cpp") is None:
         raise ModelUnavailable(
             "the safety probe needs llama-cpp-python (the `local` extra); "
             "CALLSWARM_SAFETY_PROBE=false runs the safety phrases alone"
         )
-    bundled = BUNDLED["0.5b"]
+    reader, threads = SAFETY_READER, settings.local_threads
     given = settings.safety_model_path
     if given is not None:
-        # Hashing half a gigabyte at each start is too slow; another model is refused
-        # by its size.
-        if not given.is_file() or given.stat().st_size != bundled.size:
+        # Hashing a quarter of a gigabyte at each start is too slow; another file is
+        # refused by its size.
+        if not given.is_file() or given.stat().st_size != reader.size:
             raise ModelUnavailable(
-                f"CALLSWARM_SAFETY_MODEL_PATH={given} is not the bundled {bundled.name}"
+                f"CALLSWARM_SAFETY_MODEL_PATH={given} is not {reader.filename} "
+                "(`callswarm model install` writes it)"
             )
-        return LlamaCppEmbedder(given, bundled.sha256, n_threads=settings.local_threads)
-    return LlamaCppEmbedder(
-        bundled_file(bundled, settings.data_dir), bundled.sha256, n_threads=settings.local_threads
-    )
+        return LlamaCppEmbedder(given, reader.sha256, n_threads=threads)
+    ready = cut_ready(reader, settings.data_dir)
+    if ready is not None:
+        return LlamaCppEmbedder(ready, reader.sha256, n_threads=threads)
+    can_cut(reader, settings.data_dir)
+    # Written in the warm-up, as the assembled model is: the socket need not wait.
+    data_dir = settings.data_dir
+    return LlamaCppEmbedder(lambda: ensure_cut(reader, data_dir), reader.sha256, n_threads=threads)
 
 
 def business(settings: Settings, agency: Agency) -> Business:

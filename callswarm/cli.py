@@ -226,15 +226,18 @@ def caller_purge(config: ConfigOption = None) -> None:
 
 @model_app.command("install")
 def model_install(config: ConfigOption = None) -> None:
-    """Assemble and verify the bundled GGUF model, and the end-of-turn model, in the data
-    directory."""
+    """Assemble and verify the bundled GGUF model, the safety probe's cut of the 0.5B, and
+    the end-of-turn model, in the data directory."""
     from callswarm.bundled import BUNDLED, ModelUnavailable, ensure_model
+    from callswarm.reader_model import SAFETY_READER, ensure_cut
     from voice.turn import TurnModelUnavailable, ensure_smart_turn
 
     settings = _settings(config)
     try:
         path = ensure_model(BUNDLED[settings.local_model], settings.data_dir)
         typer.echo(str(path))
+        if settings.safety_probe:
+            typer.echo(str(ensure_cut(SAFETY_READER, settings.data_dir)))
         if settings.end_of_turn == "model":
             typer.echo(str(ensure_smart_turn(settings.data_dir)))
     except (ModelUnavailable, TurnModelUnavailable) as exc:

@@ -115,8 +115,9 @@ class Settings(BaseSettings):
     )
     safety_model_path: Path | None = Field(
         default=None,
-        description="A copy of the bundled 0.5B GGUF already assembled elsewhere, for the "
-        "safety probe; unset, the one assembled into data_dir.",
+        description="The safety probe's model (the bundled 0.5B cut to its first 8 blocks, "
+        "which `callswarm model install` writes) already written elsewhere; unset, the one "
+        "written into data_dir.",
     )
     local_context: int = 4096
 

@@ -20,11 +20,11 @@ POSTGRES_URL = os.environ.get("CALLSWARM_TEST_POSTGRES_URL")
 
 @pytest.fixture(scope="session")
 def safety_model() -> Path:
-    """The bundled 0.5B the pharmacy's safety probe reads with, assembled once (as
-    `bundled_model`, without making a test `solo`: the probe embeds one line a turn)."""
-    from callswarm.bundled import QWEN_05B, ensure_model
+    """The model the pharmacy's safety probe reads with, written once into the repo's
+    data directory (as `make run` does), not into each test's."""
+    from callswarm.reader_model import SAFETY_READER, ensure_cut
 
-    return ensure_model(QWEN_05B, REPO / "data")
+    return ensure_cut(SAFETY_READER, REPO / "data")
 
 
 @pytest.fixture(autouse=True)
@@ -127,10 +127,12 @@ def database_url(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -
 
 
 @pytest.fixture(scope="session")
-def bundled_model(safety_model: Path) -> Path:
-    """The embedded LLM, assembled once into the repo's data directory (as `make run` does):
-    the model the safety probe reads with."""
-    return safety_model
+def bundled_model() -> Path:
+    """The embedded LLM, assembled once into the repo's data directory (as `make run`
+    does), when the safety probe's model was written from it."""
+    from callswarm.bundled import QWEN_05B, ensure_model
+
+    return ensure_model(QWEN_05B, REPO / "data")
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from callswarm.bundled import QWEN_05B
+from callswarm.reader_model import SAFETY_READER
 from callswarm.settings import Settings
 
 from .conftest import REPO
@@ -73,6 +74,8 @@ def test_the_image_carries_every_package_runs_as_non_root_and_checks_its_health(
     assert any(op == "HEALTHCHECK" and "/api/ping" in args for op, args in runtime)
     env = " ".join(args for op, args in runtime if op == "ENV")
     assert f"CALLSWARM_LOCAL_MODEL_PATH=/opt/callswarm-model/{QWEN_05B.filename}" in env
+    # `callswarm model install` in the build writes the probe's cut beside the model.
+    assert f"CALLSWARM_SAFETY_MODEL_PATH=/opt/callswarm-model/{SAFETY_READER.filename}" in env
     # Every setting the image sets is one callswarm reads.
     for name in re.findall(r"CALLSWARM_(\w+)=", env):
         assert name.lower() in Settings.model_fields, name

@@ -27,7 +27,7 @@ from agents.risk import (
 )
 from agents.safety import Concern
 from callswarm.app import Services
-from callswarm.bundled import QWEN_05B
+from callswarm.reader_model import SAFETY_READER
 from swarm.backends.embed import HashingEmbedder, LlamaCppEmbedder
 from swarm.errors import CompletionError
 
@@ -146,7 +146,7 @@ def test_the_shipped_probe_is_trained_on_the_shipped_lines_and_the_bundled_model
     copied = json.loads(trainer.ORDINARY.read_text())["categories"]["ordinary"]
     written = _script("benchmarks/safety_blind.py").ordinary_written_here(held_out=False)
     assert copied == written, "run scripts/train_safety_probe.py"
-    assert probe.model_id == QWEN_05B.sha256
+    assert probe.model_id == SAFETY_READER.sha256
 
 
 # Written for this test, in callers' words, after the probe was trained; each is one the

@@ -1,0 +1,159 @@
+"""The safety probe's model: the bundled 0.5B cut to its first blocks, written once.
+
+The probe reads the mean of a model's hidden states (agents/risk.py), and a line
+through all 24 blocks cost 225 ms p50 and 0.44 s of CPU, on every caller's turn.
+On five-fold cross-validation of the probe's training lines, the first 8 blocks
+read as well as all 24 (docs/performance.md), at 0.42x the cost. llama.cpp cannot be
+told to stop early (a `block_count` override fails on the tensors left over), so the
+file is rewritten with only those blocks.
+
+Its output head is never read in embedding mode, but llama.cpp still multiplies every
+token through it: that 152k-row matrix is written as zeros in the cheapest kind.
+The file is for embeddings only; its logits are all zero.
+
+Like the assembled model, it is written to a file named per process, checked against
+its sha256, and only then renamed into place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from callswarm.bundled import (
+    CHUNK,
+    QWEN_05B,
+    ModelUnavailable,
+    SplitModel,
+    assembled,
+    ensure_model,
+    installed_parts,
+)
+
+log = logging.getLogger("callswarm.bundled")
+
+
+@dataclass(frozen=True, slots=True)
+class CutModel:
+    name: str
+    filename: str
+    source: SplitModel
+    blocks: int  # the first blocks kept
+    sha256: str  # of the file written from the source by `gguf` 0.19.0
+    size: int
+
+
+SAFETY_READER = CutModel(
+    name="Qwen2.5-Coder-0.5B Q4, first 8 blocks, for embeddings",
+    filename="qwen2.5-coder-0.5b-first8-embed.gguf",
+    source=QWEN_05B,
+    blocks=8,
+    sha256="5585920559d72c9784f08c114b3fe424c49c970e3a5218b305b52a083bb89685",
+    size=259_679_616,
+)
+
+
+def cut_path(cut: CutModel, data_dir: Path) -> Path:
+    return data_dir / "models" / cut.filename
+
+
+def cut_ready(cut: CutModel, data_dir: Path) -> Path | None:
+    """The verified file if it is already in place; None if it must be written."""
+    target = cut_path(cut, data_dir)
+    marker = target.with_suffix(target.suffix + ".verified")
+    if target.is_file() and marker.is_file() and target.stat().st_size == cut.size:
+        return target
+    return None
+
+
+def can_cut(cut: CutModel, data_dir: Path) -> None:
+    """Raise ModelUnavailable now, not at the first caller, if the cut cannot be made."""
+    from importlib.util import find_spec
+
+    if cut_ready(cut, data_dir) is not None:
+        return
+    if find_spec("gguf") is None:
+        raise ModelUnavailable(
+            "the safety probe's model is written with the `gguf` package (the `local` extra)"
+        )
+    if assembled(cut.source, data_dir) is None:
+        installed_parts(cut.source)
+
+
+_cutting = threading.Lock()
+
+
+def ensure_cut(cut: CutModel, data_dir: Path) -> Path:
+    """The cut file, written from the source model (assembled first if need be)."""
+    ready = cut_ready(cut, data_dir)
+    if ready is not None:
+        return ready
+    with _cutting:
+        ready = cut_ready(cut, data_dir)
+        if ready is not None:
+            return ready
+        source = ensure_model(cut.source, data_dir, progress=lambda done, total: None)
+        return _write(cut, source, cut_path(cut, data_dir))
+
+
+def _write(cut: CutModel, source: Path, target: Path) -> Path:
+    import gguf
+    import numpy as np
+
+    reader = gguf.GGUFReader(source)
+    arch = reader.fields["general.architecture"].contents()
+    partial = target.with_suffix(f"{target.suffix}.{os.getpid()}.partial")
+    log.info("model_cutting name=%s blocks=%d target=%s", cut.name, cut.blocks, target)
+    writer = gguf.GGUFWriter(partial, arch)
+    try:
+        for field in reader.fields.values():
+            # The architecture and the GGUF.* counts are the writer's own.
+            if field.name == "general.architecture" or field.name.startswith("GGUF."):
+                continue
+            kind = field.types[0]
+            sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
+            value = cut.blocks if field.name == f"{arch}.block_count" else field.contents()
+            writer.add_key_value(field.name, value, kind, sub_type=sub)
+        zeros = gguf.GGMLQuantizationType.Q4_0
+        per_block, block_bytes = gguf.GGML_QUANT_SIZES[zeros]
+        kept = []
+        for tensor in reader.tensors:
+            layer = re.match(r"blk\.(\d+)\.", tensor.name)
+            if layer is not None and int(layer.group(1)) >= cut.blocks:
+                continue
+            if tensor.name == "output.weight":
+                columns, rows = (int(n) for n in tensor.shape)
+                head = np.zeros((rows, columns // per_block * block_bytes), dtype=np.uint8)
+                kept.append((tensor.name, head, zeros))
+            else:
+                kept.append((tensor.name, tensor.data, tensor.tensor_type))
+        for name, data, quant in kept:
+            writer.add_tensor_info(name, data.shape, data.dtype, data.nbytes, quant)
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_ti_data_to_file()
+        for _, data, _ in kept:
+            writer.write_tensor_data(data, tensor_endianess=reader.endianess)
+        writer.close()
+        digest = hashlib.sha256()
+        with partial.open("rb") as written:
+            while chunk := written.read(CHUNK):
+                digest.update(chunk)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    if digest.hexdigest() != cut.sha256:
+        partial.unlink(missing_ok=True)
+        raise ModelUnavailable(
+            f"{cut.name}: the file written has sha256 {digest.hexdigest()}, not {cut.sha256}; "
+            "is the `gguf` package the version pinned in pyproject.toml?"
+        )
+    os.replace(partial, target)
+    target.with_suffix(target.suffix + ".verified").write_text(cut.sha256 + "\n")
+    log.info("model_ready name=%s bytes=%d", cut.name, target.stat().st_size)
+    return target
