@@ -181,25 +181,27 @@ class ProbeReader:
     let dose questions through to an order."""
 
     def __init__(
-        self, embedder: Embedder, probe: Probe, *, timeout: float = 10.0, remember: int = 512
+        self, embedder: Embedder, probe: Probe, *, timeout: float = 10.0, callers: int = 256
     ) -> None:
         if embedder.model_id != probe.model_id:
             raise ValueError(
                 f"the safety probe was trained on {probe.model_id}, not {embedder.model_id}"
             )
         self._embedder, self._probe, self._timeout = embedder, probe, timeout
-        # A turn handed from triage to sales is screened again with the same words, and
-        # callers say the same short lines ("no thanks, that's all"): each is read once.
-        # Only readings are kept, never a failure, which the next turn tries again.
-        self._read: OrderedDict[str, Concern | None] = OrderedDict()
-        self._remember = remember
+        # A turn handed from triage to sales is screened again with the same words: each
+        # caller's last reading is kept, by a digest of the line, never the words, and
+        # never across callers, whose lines are theirs. A failure is not kept: the next
+        # turn tries again.
+        self._last: OrderedDict[str, tuple[bytes, Concern | None]] = OrderedDict()
+        self._callers = callers
 
     async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
         if says_nothing_of_safety(said):
             return None
-        if said in self._read:
-            self._read.move_to_end(said)
-            return self._read[said]
+        digest = hashlib.blake2b(said.encode("utf-8", "replace"), digest_size=16).digest()
+        last = self._last.get(client_id)
+        if client_id and last is not None and last[0] == digest:
+            return last[1]
         try:
             vector = await asyncio.wait_for(self._embedder.embed(said), self._timeout)
         except TimeoutError:
@@ -208,9 +210,12 @@ class ProbeReader:
         except Exception as exc:  # a model that failed to load, a worker that died
             log.error("safety_probe_failed client_id=%s error=%r", client_id, exc)
             return None
-        read = self._read[said] = self._probe.concern(vector)
-        if len(self._read) > self._remember:
-            self._read.popitem(last=False)
+        read = self._probe.concern(vector)
+        if client_id:
+            self._last[client_id] = (digest, read)
+            self._last.move_to_end(client_id)
+            if len(self._last) > self._callers:
+                self._last.popitem(last=False)
         return read
 
 

@@ -107,22 +107,27 @@ class _Counting:
         return HashingEmbedder().embed_now(text)
 
 
-async def test_a_line_is_read_once_and_a_failure_is_tried_again() -> None:
+async def test_a_callers_line_screened_again_is_read_once_and_a_failure_is_tried_again() -> None:
     embedder = _Counting()
-    reader = ProbeReader(embedder, _probe_on(embedder.model_id), remember=2)
-    first = await reader.concern("he is not breathing")
+    reader = ProbeReader(embedder, _probe_on(embedder.model_id), callers=2)
+    first = await reader.concern("he is not breathing", client_id="a")
     # A turn handed from triage to sales is screened twice with the same words.
-    assert await reader.concern("he is not breathing") == first
+    assert await reader.concern("he is not breathing", client_id="a") == first
     assert embedder.asked == ["he is not breathing"]
-    embedder.failing = True
-    assert await reader.concern("my chest hurts") is None
-    embedder.failing = False
-    assert await reader.concern("my chest hurts") == await _probe_reading("my chest hurts")
-    assert embedder.asked.count("my chest hurts") == 2
-    # Only the last `remember` lines are kept.
-    await reader.concern("a third line")
-    await reader.concern("he is not breathing")
+    # Another caller's same words are read for them: no caller's lines serve another.
+    await reader.concern("he is not breathing", client_id="b")
     assert embedder.asked.count("he is not breathing") == 2
+    embedder.failing = True
+    assert await reader.concern("my chest hurts", client_id="a") is None
+    embedder.failing = False
+    assert await reader.concern("my chest hurts", client_id="a") == await _probe_reading(
+        "my chest hurts"
+    )
+    assert embedder.asked.count("my chest hurts") == 2
+    # Only the last line of the last `callers` callers is kept.
+    await reader.concern("a third line", client_id="c")
+    await reader.concern("he is not breathing", client_id="b")
+    assert embedder.asked.count("he is not breathing") == 3
 
 
 async def _probe_reading(said: str) -> Concern | None:
