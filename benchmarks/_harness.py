@@ -26,7 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 # Every benchmark's gateway, whatever its temporary data_dir, reads with the safety
 # probe on the one copy of its model in the repo's data/ (as `make run`), rather than
 # writing a quarter of a gigabyte into each.
-os.environ.setdefault("CALLSWARM_SAFETY_MODEL_PATH", str(ensure_cut(SAFETY_READER, REPO / "data")))
+if "CALLSWARM_SAFETY_MODEL_PATH" not in os.environ:
+    os.environ["CALLSWARM_SAFETY_MODEL_PATH"] = str(ensure_cut(SAFETY_READER, REPO / "data"))
 # Issue 4's reference caller: the utterance every voice benchmark speaks.
 UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
 

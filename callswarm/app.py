@@ -109,7 +109,7 @@ def safety_embedder(settings: Settings) -> LlamaCppEmbedder:
     told now, not at the first caller."""
     from importlib.util import find_spec
 
-    from callswarm.reader_model import SAFETY_READER, can_cut, cut_ready, ensure_cut
+    from callswarm.reader_model import SAFETY_READER, ensure_cut
 
     if find_spec("llama_cpp") is None:
         raise ModelUnavailable(
@@ -127,13 +127,10 @@ def safety_embedder(settings: Settings) -> LlamaCppEmbedder:
                 "(`callswarm model install` writes it)"
             )
         return LlamaCppEmbedder(given, reader.sha256, n_threads=threads)
-    ready = cut_ready(reader, settings.data_dir)
-    if ready is not None:
-        return LlamaCppEmbedder(ready, reader.sha256, n_threads=threads)
-    can_cut(reader, settings.data_dir)
-    # Written in the warm-up, as the assembled model is: the socket need not wait.
-    data_dir = settings.data_dir
-    return LlamaCppEmbedder(lambda: ensure_cut(reader, data_dir), reader.sha256, n_threads=threads)
+    # Written now if it is missing (8 s, once; `make run` and the image write it before):
+    # a gateway that cannot read with the probe must not start, and no caller's first
+    # line may wait for the writing past the probe's bound.
+    return LlamaCppEmbedder(ensure_cut(reader, settings.data_dir), reader.sha256, n_threads=threads)
 
 
 def business(settings: Settings, agency: Agency) -> Business:

@@ -236,7 +236,7 @@ def model_install(config: ConfigOption = None) -> None:
     try:
         path = ensure_model(BUNDLED[settings.local_model], settings.data_dir)
         typer.echo(str(path))
-        if settings.safety_probe:
+        if settings.safety_probe and settings.safety_model_path is None:
             typer.echo(str(ensure_cut(SAFETY_READER, settings.data_dir)))
         if settings.end_of_turn == "model":
             typer.echo(str(ensure_smart_turn(settings.data_dir)))

@@ -35,7 +35,11 @@ from callswarm.bundled import (
     installed_parts,
 )
 
-log = logging.getLogger("callswarm.bundled")
+log = logging.getLogger("callswarm.reader_model")
+
+# The writer the pinned sha256 was made with: another version may lay the file out
+# otherwise, and the cut would be refused after a 260 MB write.
+GGUF_VERSION = "0.19.0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +47,8 @@ class CutModel:
     name: str
     filename: str
     source: SplitModel
-    blocks: int  # the first blocks kept
-    sha256: str  # of the file written from the source by `gguf` 0.19.0
+    blocks: int
+    sha256: str  # of the file written from the source by `gguf` GGUF_VERSION
     size: int
 
 
@@ -63,23 +67,36 @@ def cut_path(cut: CutModel, data_dir: Path) -> Path:
 
 
 def cut_ready(cut: CutModel, data_dir: Path) -> Path | None:
-    """The verified file if it is already in place; None if it must be written."""
+    """The verified file if it is already in place; None if it must be written. A file
+    verified against another sha256 (an older cut) is written again: the probe must
+    read the vectors it was trained on."""
     target = cut_path(cut, data_dir)
     marker = target.with_suffix(target.suffix + ".verified")
-    if target.is_file() and marker.is_file() and target.stat().st_size == cut.size:
+    if (
+        target.is_file()
+        and marker.is_file()
+        and target.stat().st_size == cut.size
+        and marker.read_text().strip() == cut.sha256
+    ):
         return target
     return None
 
 
 def can_cut(cut: CutModel, data_dir: Path) -> None:
-    """Raise ModelUnavailable now, not at the first caller, if the cut cannot be made."""
-    from importlib.util import find_spec
+    """Raise ModelUnavailable, saying how to fix it, if the cut cannot be written."""
+    from importlib.metadata import PackageNotFoundError, version
 
     if cut_ready(cut, data_dir) is not None:
         return
-    if find_spec("gguf") is None:
+    try:
+        found = version("gguf")
+    except PackageNotFoundError:
+        found = None
+    if found != GGUF_VERSION:
         raise ModelUnavailable(
-            "the safety probe's model is written with the `gguf` package (the `local` extra)"
+            f"the safety probe's model is written with gguf=={GGUF_VERSION} (the `local` "
+            f"extra), not {found or 'nothing'}; CALLSWARM_SAFETY_PROBE=false runs the "
+            "safety phrases alone"
         )
     if assembled(cut.source, data_dir) is None:
         installed_parts(cut.source)
@@ -89,19 +106,26 @@ _cutting = threading.Lock()
 
 
 def ensure_cut(cut: CutModel, data_dir: Path) -> Path:
-    """The cut file, written from the source model (assembled first if need be)."""
+    """The cut file, written from the source model (assembled first if need be);
+    ModelUnavailable if it cannot be."""
     ready = cut_ready(cut, data_dir)
     if ready is not None:
         return ready
+    can_cut(cut, data_dir)
     with _cutting:
         ready = cut_ready(cut, data_dir)
         if ready is not None:
             return ready
         source = ensure_model(cut.source, data_dir, progress=lambda done, total: None)
-        return _write(cut, source, cut_path(cut, data_dir))
+        try:
+            return write_cut(cut, source, cut_path(cut, data_dir))
+        except OSError as exc:  # a full disk, a read-only data_dir
+            raise ModelUnavailable(f"{cut.name}: cannot write {cut.filename}: {exc}") from exc
 
 
-def _write(cut: CutModel, source: Path, target: Path) -> Path:
+def write_cut(cut: CutModel, source: Path, target: Path) -> Path:
+    """Write the cut of `source` to `target`, through a file of its own, checked against
+    its sha256 before the rename."""
     import gguf
     import numpy as np
 
@@ -109,6 +133,7 @@ def _write(cut: CutModel, source: Path, target: Path) -> Path:
     arch = reader.fields["general.architecture"].contents()
     partial = target.with_suffix(f"{target.suffix}.{os.getpid()}.partial")
     log.info("model_cutting name=%s blocks=%d target=%s", cut.name, cut.blocks, target)
+    target.parent.mkdir(parents=True, exist_ok=True)
     writer = gguf.GGUFWriter(partial, arch)
     try:
         for field in reader.fields.values():
@@ -139,7 +164,14 @@ def _write(cut: CutModel, source: Path, target: Path) -> Path:
         writer.write_ti_data_to_file()
         for _, data, _ in kept:
             writer.write_tensor_data(data, tensor_endianess=reader.endianess)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    finally:
+        # Closed whatever happened: a failure kept for the gateway's life (the
+        # embedder remembers it) must not hold a deleted file's blocks open.
         writer.close()
+    try:
         digest = hashlib.sha256()
         with partial.open("rb") as written:
             while chunk := written.read(CHUNK):

@@ -109,9 +109,9 @@ class Settings(BaseSettings):
     local_threads: int | None = None
     safety_probe: bool = Field(
         default=True,
-        description="Read each caller line with the safety probe on the bundled 0.5B as well "
-        "as the safety phrases (needs the `local` extra); false: the phrases alone, which "
-        "miss many callers' own words (docs/agents.md).",
+        description="Read each caller line with the safety probe on the bundled 0.5B's first "
+        "blocks as well as the safety phrases (needs the `local` extra); false: the phrases "
+        "alone, which miss many callers' own words (docs/agents.md).",
     )
     safety_model_path: Path | None = Field(
         default=None,
