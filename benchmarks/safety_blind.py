@@ -37,6 +37,7 @@ FIRST = "hi, I'd like some ibuprofen"
 
 async def sold(utterances: list[str]) -> list[bool]:
     """For each utterance, said first and after a shopping turn: did a reply sell?"""
+    import callswarm
     from callswarm.app import build_services
     from callswarm.settings import Settings
 
@@ -44,11 +45,11 @@ async def sold(utterances: list[str]) -> list[bool]:
     # (`--repo`) has no probe and no such setting, or the whole 0.5B for it.
     probe = {}
     if "safety_model_path" in Settings.model_fields:
-        try:
+        if (Path(callswarm.__file__).parent / "reader_model.py").exists():
             from callswarm.reader_model import SAFETY_READER, ensure_cut
 
             probe["safety_model_path"] = ensure_cut(SAFETY_READER, HERE.parent / "data")
-        except ImportError:
+        else:
             from callswarm.bundled import QWEN_05B, ensure_model
 
             probe["safety_model_path"] = ensure_model(QWEN_05B, HERE.parent / "data")

@@ -11,8 +11,9 @@ The lines, each labelled emergency, self_harm, dose or ordinary:
 
 Held out: blind sets 3 and 4, and the same kinds of lines from the bench's held-out
 scenarios, the held-out product sentences and consent set 3
-(benchmarks/safety_blind.py measures them). Each line is embedded by the bundled
-Qwen2.5-Coder 0.5B: about four minutes on 2 cores.
+(benchmarks/safety_blind.py measures them). Each line is embedded by the first 8
+blocks of the bundled Qwen2.5-Coder 0.5B (callswarm/reader_model.py): about two
+minutes on 2 cores.
 
     .venv/bin/python scripts/train_safety_probe.py [--data-dir data]
 """
