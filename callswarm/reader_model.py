@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from callswarm.bundled import (
-    CHUNK,
     QWEN_05B,
     ModelUnavailable,
     SplitModel,
     assembled,
     ensure_model,
     installed_parts,
+    put_in_place,
 )
 
 log = logging.getLogger("callswarm.reader_model")
@@ -172,20 +172,18 @@ def write_cut(cut: CutModel, source: Path, target: Path) -> Path:
         # embedder remembers it) must not hold a deleted file's blocks open.
         writer.close()
     try:
-        digest = hashlib.sha256()
         with partial.open("rb") as written:
-            while chunk := written.read(CHUNK):
-                digest.update(chunk)
+            found = hashlib.file_digest(written, "sha256").hexdigest()
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    if digest.hexdigest() != cut.sha256:
-        partial.unlink(missing_ok=True)
-        raise ModelUnavailable(
-            f"{cut.name}: the file written has sha256 {digest.hexdigest()}, not {cut.sha256}; "
-            "is the `gguf` package the version pinned in pyproject.toml?"
-        )
-    os.replace(partial, target)
-    target.with_suffix(target.suffix + ".verified").write_text(cut.sha256 + "\n")
+    put_in_place(
+        partial,
+        target,
+        found,
+        cut.sha256,
+        f"{cut.name}: the file written has sha256 {found}, not {cut.sha256}; is the `gguf` "
+        "package the version pinned in pyproject.toml?",
+    )
     log.info("model_ready name=%s bytes=%d", cut.name, target.stat().st_size)
     return target
