@@ -63,6 +63,11 @@ def lines(db) -> list[tuple[str, int]]:
     return [tuple(row) for row in rows]
 
 
+# Alone: once in a clean clone's 3-worker run, the page's microphone came through with
+# "three" heard as "through", and the order had 1 muffin. The same speech decodes as
+# "three" at every start from 0 to 390 ms in clean audio, and the test passed alone and
+# beside three busy loops; Chromium's fake capture starved of CPU is what is left.
+@pytest.mark.solo
 async def test_an_order_by_voice_through_the_page_and_seen_on_the_console(
     tmp_path, database_url, bakery_stt, tts
 ) -> None:
