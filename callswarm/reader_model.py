@@ -3,7 +3,7 @@
 The probe reads the mean of a model's hidden states (agents/risk.py), and a line
 through all 24 blocks cost 225 ms p50 and 0.44 s of CPU, on every caller's turn.
 On five-fold cross-validation of the probe's training lines, the first 8 blocks
-read as well as all 24 (docs/performance.md), at 0.42x the cost. llama.cpp cannot be
+read as well as all 24 (docs/agents.md), at 0.42x the cost. llama.cpp cannot be
 told to stop early (a `block_count` override fails on the tensors left over), so the
 file is rewritten with only those blocks.
 
