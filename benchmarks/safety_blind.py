@@ -101,7 +101,7 @@ def ordinary_written_here(held_out: bool) -> list[str]:
 
 
 def _probe() -> Callable[[str], object]:
-    """The probe as the gateway reads with it: the bundled 0.5B's vectors, the shipped
+    """The probe as the gateway reads with it: the vectors of the 0.5B's cut, the shipped
     weights, and the lines of nothing but shopping words left unread."""
     from agents.risk import ProbeReader, load_probe
     from callswarm.app import safety_embedder

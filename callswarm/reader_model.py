@@ -29,9 +29,7 @@ from callswarm.bundled import (
     QWEN_05B,
     ModelUnavailable,
     SplitModel,
-    assembled,
     ensure_model,
-    installed_parts,
     put_in_place,
 )
 
@@ -82,12 +80,11 @@ def cut_ready(cut: CutModel, data_dir: Path) -> Path | None:
     return None
 
 
-def can_cut(cut: CutModel, data_dir: Path) -> None:
-    """Raise ModelUnavailable, saying how to fix it, if the cut cannot be written."""
+def _check_writer() -> None:
+    """ModelUnavailable, saying how to fix it, before half a gigabyte is read for a write
+    whose sha256 could not match. Missing parts are told by `ensure_model` itself."""
     from importlib.metadata import PackageNotFoundError, version
 
-    if cut_ready(cut, data_dir) is not None:
-        return
     try:
         found = version("gguf")
     except PackageNotFoundError:
@@ -98,8 +95,6 @@ def can_cut(cut: CutModel, data_dir: Path) -> None:
             f"extra), not {found or 'nothing'}; CALLSWARM_SAFETY_PROBE=false runs the "
             "safety phrases alone"
         )
-    if assembled(cut.source, data_dir) is None:
-        installed_parts(cut.source)
 
 
 _cutting = threading.Lock()
@@ -111,7 +106,7 @@ def ensure_cut(cut: CutModel, data_dir: Path) -> Path:
     ready = cut_ready(cut, data_dir)
     if ready is not None:
         return ready
-    can_cut(cut, data_dir)
+    _check_writer()
     with _cutting:
         ready = cut_ready(cut, data_dir)
         if ready is not None:
