@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from agents import availability, prompts
 from agents.deps import Pharmacy
 from agents.routing import sales_router, triage_router
-from agents.screen import pharmacy_fallback, pharmacy_screen
+from agents.screen import pharmacy_anticipate, pharmacy_fallback, pharmacy_screen
 from agents.tools import catalogue, navigation, orders
 from agents.tools.navigation import SALES, TRIAGE
 from swarm import USER, Engine, SessionHandle, ToolContext, spoken
@@ -171,6 +171,7 @@ def build_pharmacy(
         communication=[(USER, TRIAGE), (USER, SALES)],
         screen=pharmacy_screen if routers else None,
         fallback=pharmacy_fallback,
+        anticipate=pharmacy_anticipate if routers else None,
     )
     engine.validate()
     return SWARM

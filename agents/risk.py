@@ -188,35 +188,57 @@ class ProbeReader:
                 f"the safety probe was trained on {probe.model_id}, not {embedder.model_id}"
             )
         self._embedder, self._probe, self._timeout = embedder, probe, timeout
-        # A turn handed from triage to sales is screened again with the same words: each
-        # caller's last reading is kept, by a digest of the line, never the words, and
-        # never across callers, whose lines are theirs. A failure is not kept: the next
-        # turn tries again.
-        self._last: OrderedDict[str, tuple[bytes, Concern | None]] = OrderedDict()
+        # Each caller's last reading, kept by a digest of the line, never the words, and
+        # never across callers, whose lines are theirs: a turn handed from triage to sales
+        # is screened again with the same words, and a reading started while the caller's
+        # pause was judged (`pharmacy_anticipate`) is still running when the turn asks. A
+        # reading in flight is shared; a failed one is not kept, so the next ask tries again.
+        self._last: OrderedDict[str, tuple[bytes, asyncio.Future[_Reading]]] = OrderedDict()
         self._callers = callers
 
     async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
         if says_nothing_of_safety(said):
             return None
         digest = hashlib.blake2b(said.encode("utf-8", "replace"), digest_size=16).digest()
-        last = self._last.get(client_id)
-        if client_id and last is not None and last[0] == digest:
-            return last[1]
+        last = self._last.get(client_id) if client_id else None
+        if last is not None and last[0] == digest:
+            reading = last[1]
+        else:
+            reading = asyncio.ensure_future(self._read(said, client_id))
+            if client_id:
+                self._keep(client_id, digest, reading)
+        # Shielded: a turn cut while its line is read leaves the reading to the next ask.
+        return (await asyncio.shield(reading)).concern
+
+    async def _read(self, said: str, client_id: str) -> _Reading:
         try:
             vector = await asyncio.wait_for(self._embedder.embed(said), self._timeout)
         except TimeoutError:
             log.error("safety_probe_timeout client_id=%s seconds=%s", client_id, self._timeout)
-            return None
+            return _Reading(None, read=False)
         except Exception as exc:  # a model that failed to load, a worker that died
             log.error("safety_probe_failed client_id=%s error=%r", client_id, exc)
-            return None
-        read = self._probe.concern(vector)
-        if client_id:
-            self._last[client_id] = (digest, read)
-            self._last.move_to_end(client_id)
-            if len(self._last) > self._callers:
-                self._last.popitem(last=False)
-        return read
+            return _Reading(None, read=False)
+        return _Reading(self._probe.concern(vector))
+
+    def _keep(self, client_id: str, digest: bytes, reading: asyncio.Future[_Reading]) -> None:
+        self._last[client_id] = (digest, reading)
+        self._last.move_to_end(client_id)
+        if len(self._last) > self._callers:
+            self._last.popitem(last=False)
+
+        def forget_failure(done: asyncio.Future[_Reading]) -> None:
+            failed = done.cancelled() or not done.result().read
+            if failed and self._last.get(client_id, (b"", None))[1] is done:
+                del self._last[client_id]
+
+        reading.add_done_callback(forget_failure)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    concern: Concern | None
+    read: bool = True  # False: the model failed or timed out, and the phrases decide
 
 
 class NoReader:

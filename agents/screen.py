@@ -181,6 +181,16 @@ def _pharmacy(session: SessionHandle) -> Pharmacy:
     return deps
 
 
+async def pharmacy_anticipate(session: SessionHandle, said: str) -> None:
+    """The probe reads a pause's words while the voice loop judges whether the pause ends
+    the turn; the screen then finds the reading kept (`ProbeReader`) and answers without
+    waiting on it. Lines the screen answers before asking the probe are not read."""
+    pharmacy = _pharmacy(session)
+    if safety.screen(said, pharmacy.shop.safety) is not None or asks_for_person(said):
+        return
+    await pharmacy.risk.concern(said, client_id=session.client_id)
+
+
 async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | RoutedReply | None:
     pharmacy = _pharmacy(session)
     last = await session.get_last_assistant_message() or ""

@@ -40,6 +40,9 @@ class SwarmResponder:
     async def interrupted(self, spoken: str) -> None:
         await self.session.revise_reply(spoken)
 
+    async def anticipate(self, text: str) -> None:
+        await self.session.anticipate(text)
+
 
 class TurnRecorder:
     """Writes a turn's metrics; a database hiccup is retried, then kept for the next write."""

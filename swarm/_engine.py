@@ -26,6 +26,7 @@ from swarm._registry import (
     DEFAULT_PLACEHOLDER,
     DEFAULT_RESCUE,
     AgentSpec,
+    Anticipate,
     Fallback,
     IsAvailable,
     Registry,
@@ -151,6 +152,7 @@ class Engine:
         communication: Sequence[tuple[str, str]] = (),
         screen: Screen | None = None,
         fallback: Fallback | None = None,
+        anticipate: Anticipate | None = None,
     ) -> str:
         unique("swarm", name, self.registry.swarms)
         self.registry.swarms[name] = SwarmSpec(
@@ -161,6 +163,7 @@ class Engine:
             communication=tuple((s, r) for s, r in communication),
             screen=screen,
             fallback=fallback,
+            anticipate=anticipate,
         )
         return name
 

@@ -22,6 +22,10 @@ Screen = Callable[[SessionHandle, str], Awaitable["RoutedCall | RoutedReply | No
 # What code says when a turn has used its model calls or its time: words from facts,
 # a clarifying question, or the offer of a person, never a model's guess.
 Fallback = Callable[[SessionHandle, str], Awaitable[str]]
+# What the caller has most likely said, before their turn is sure to be over (a voice
+# loop knows the words of a pause before it knows the pause ends the turn): the screen's
+# slow readings can start early. Nothing it does may be seen by the caller or kept.
+Anticipate = Callable[[SessionHandle, str], Awaitable[None]]
 
 USER = "user"  # the caller's pseudo-agent in a communication graph
 DEFAULT_RESCUE: tuple[RescueStep, ...] = ("recomplete", "flush")
@@ -111,6 +115,7 @@ class SwarmSpec:
     communication: tuple[tuple[str, str], ...] = ()
     screen: Screen | None = None
     fallback: Fallback | None = None
+    anticipate: Anticipate | None = None
 
     def may_talk(self, sender: str, recipient: str) -> bool:
         return (sender, recipient) in self.communication

@@ -296,6 +296,18 @@ class Session:
                 with suppress(asyncio.CancelledError):
                     await task
 
+    async def anticipate(self, content: str) -> None:
+        """The caller has most likely said `content`, and the turn may not be over yet
+        (`SwarmSpec.anticipate`). Nothing is committed, and a failure is only logged:
+        the turn, if it comes, does its own work."""
+        anticipate = self.swarm.anticipate
+        if anticipate is None or self.state is SessionState.CLOSED:
+            return
+        try:
+            await anticipate(self, content)
+        except Exception as exc:
+            log.warning("anticipate_failed client_id=%s error=%r", self.client_id, exc)
+
     async def execute(self, instruction: str, *, agent_name: str | None = None) -> str:
         """Make the active agent speak first, following an instruction the caller never sees."""
         if self._stale(agent_name):

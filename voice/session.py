@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import suppress
 from dataclasses import replace
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from voice.echo import EchoGate
 from voice.events import (
@@ -96,6 +96,14 @@ class Responder(Protocol):
     async def interrupted(self, spoken: str) -> None:
         """The reply was cut: `spoken` is all the caller heard of it."""
         ...
+
+
+@runtime_checkable
+class Anticipator(Protocol):
+    """A responder that can start its slow, effect-free work on a pause's words before
+    the pause is sure to end the turn (the agents' safety reading: docs/voice.md)."""
+
+    async def anticipate(self, text: str) -> None: ...
 
 
 class _Turn:
@@ -318,6 +326,7 @@ class VoiceSession:
         # A second model's opinion of whether audio holds speech at all (`voice.voiced`).
         self.gauge = gauge
         self.responder = responder
+        self._anticipator = responder if isinstance(responder, Anticipator) else None
         self.stt, self.tts = stt, tts
         self.output_rate = output_rate
         self.frame_ms = frame_ms
@@ -359,7 +368,7 @@ class VoiceSession:
         # not. Dropped, the words the cut reply was for would go unanswered.
         self._answer_next = False
         self._out_resampler: StreamResampler | None = None
-        self._done: set[asyncio.Task[None]] = set()
+        self._anticipations: set[asyncio.Task[None]] = set()
         self._closed = False
         # While a barge-in cuts the reply: the utterances that ended meanwhile.
         self._cutting: list[SpeechEnded] | None = None
@@ -440,6 +449,10 @@ class VoiceSession:
         text = "" if failed is not None else speculation.result().text
         end = when_over(verdict, text)
         if end is not TurnEnd.HOLD and text:
+            # These are the turn's words if the caller stays silent (`_start_turn`): the
+            # responder reads them now, and the turn finds the reading done, instead of
+            # waiting on it after the stop silence. Wasted only on a resumed pause.
+            self._anticipate(text)
             text = await self._without_added_words(paused.audio, text)
             end = when_over(verdict, text)
         log.info(
@@ -683,6 +696,20 @@ class VoiceSession:
         )
         return self._speculation
 
+    def _anticipate(self, text: str) -> None:
+        if self._anticipator is None or self._closed:
+            return
+        task = asyncio.get_running_loop().create_task(self._anticipator.anticipate(text))
+        self._anticipations.add(task)
+        task.add_done_callback(self._anticipated)
+
+    def _anticipated(self, task: asyncio.Task[None]) -> None:
+        self._anticipations.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning(
+                "anticipate_failed session_id=%s error=%r", self.session_id, task.exception()
+            )
+
     async def _without_added_words(self, audio: bytes, text: str) -> str:
         """The pause's transcript without the words Whisper added to finish the
         sentence (`voice.turn.spoken`); as it was if that cannot be told."""
@@ -844,4 +871,6 @@ class VoiceSession:
             await asyncio.wait({self._settling}, timeout=10)
             self._settling.cancel()
         self._speculate(None)
+        for task in list(self._anticipations):
+            task.cancel()
         await self._interrupt()

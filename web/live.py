@@ -39,7 +39,7 @@ from models.calls import (
 from swarm import Engine, EventBus, Session
 from voice.events import TurnMetricsEvent
 from voice.recording import Recording
-from voice.session import Responder, VoiceSession
+from voice.session import Anticipator, Responder, VoiceSession
 from web.call_events import (
     CallEnded,
     CallEvent,
@@ -479,6 +479,11 @@ class _Guarded:
 
     async def interrupted(self, spoken: str) -> None:
         await self._agents.interrupted(spoken)
+
+    async def anticipate(self, text: str) -> None:
+        # An operator's call: no agent will read these words.
+        if self._calls.held(self._client_id) is None and isinstance(self._agents, Anticipator):
+            await self._agents.anticipate(text)
 
 
 def _agents(joined: str) -> list[str]:

@@ -130,6 +130,82 @@ async def test_a_callers_line_screened_again_is_read_once_and_a_failure_is_tried
     assert embedder.asked.count("he is not breathing") == 3
 
 
+class _Gated(_Counting):
+    """Answers once let: a reading still running when the turn asks for it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.let = asyncio.Event()
+
+    async def embed(self, text: str) -> Sequence[float]:
+        self.asked.append(text)
+        await self.let.wait()
+        return HashingEmbedder().embed_now(text)
+
+
+async def test_a_reading_still_running_is_shared_not_started_again() -> None:
+    embedder = _Gated()
+    reader = ProbeReader(embedder, _probe_on(embedder.model_id))
+    early = asyncio.ensure_future(reader.concern("my chest hurts", client_id="a"))
+    turn = asyncio.ensure_future(reader.concern("my chest hurts", client_id="a"))
+    other = asyncio.ensure_future(reader.concern("my chest hurts", client_id="b"))
+    await asyncio.sleep(0)  # let all three ask before the model answers
+    embedder.let.set()
+    expected = await _probe_reading("my chest hurts")
+    assert await asyncio.gather(early, turn, other) == [expected] * 3
+    assert embedder.asked == ["my chest hurts"] * 2  # once for a, once for b
+
+
+async def test_a_turn_cut_while_its_line_is_read_leaves_the_reading_to_the_next() -> None:
+    embedder = _Gated()
+    reader = ProbeReader(embedder, _probe_on(embedder.model_id))
+    cut = asyncio.ensure_future(reader.concern("my chest hurts", client_id="a"))
+    await asyncio.sleep(0)
+    cut.cancel()
+    embedder.let.set()
+    assert await reader.concern("my chest hurts", client_id="a") == await _probe_reading(
+        "my chest hurts"
+    )
+    assert embedder.asked == ["my chest hurts"]
+
+
+async def test_a_pause_read_ahead_is_the_reading_its_turn_uses(shop: Services) -> None:
+    """The voice loop hands the pharmacy a pause's words before the turn is sure to end
+    (`Session.anticipate`): the screen's probe reads them then, once."""
+    embedder = _Counting()
+    shop.engine.deps = replace(
+        shop.engine.deps, risk=ProbeReader(embedder, _probe_on(embedder.model_id))
+    )
+    session = shop.engine.session("caller", shop.swarm)
+    said = "could I get a box of the zinc tablets"
+    await session.anticipate(said)
+    assert embedder.asked == [said]
+    assert await session.get_raw_history() == []  # nothing said is kept before the turn
+    reply = await session.complete(said)
+    # The reading kept is the one the screen answers by (this fake model's, a dose).
+    assert safety.concern_answered(reply) is await _probe_reading(said), reply
+    assert embedder.asked == [said]
+    # What the phrases answer, or a person asked for, is never read.
+    await session.anticipate("he's not breathing and his lips are blue")
+    await session.anticipate("can I speak to a person please")
+    assert embedder.asked == [said]
+
+
+class _Failing:
+    async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
+        raise RuntimeError("the database went away")
+
+
+async def test_a_read_ahead_that_fails_is_logged_and_the_turn_is_answered(
+    shop: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    shop.engine.deps = replace(shop.engine.deps, risk=_Failing())
+    session = shop.engine.session("caller", shop.swarm)
+    with caplog.at_level(logging.WARNING):
+        await session.anticipate("could I get a box of the zinc tablets")
+    assert "anticipate_failed client_id=caller" in caplog.text
+
+
 async def _probe_reading(said: str) -> Concern | None:
     embedder = HashingEmbedder()
     return _probe_on(embedder.model_id).concern(embedder.embed_now(said))

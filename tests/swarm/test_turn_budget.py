@@ -251,3 +251,28 @@ async def test_code_that_fails_mid_turn_gets_the_fallback_not_a_dropped_caller(w
     assert [e.where for e in seen if isinstance(e, ErrorOccurred)] == ["turn"]
     # The session goes on: the next turn is answered the same way, not dropped.
     assert await session.complete("hello again") == reply
+
+
+async def test_words_read_ahead_reach_the_swarms_hook_and_nothing_is_kept() -> None:
+    """`anticipate` lets a business start slow readings before a turn is sure to come;
+    it commits nothing, a failing hook is only logged, and a closed session skips it."""
+    engine = Engine(completion_timeout=5)
+    engine.add_completion("m", Sequenced([AssistantMessage(content="model words")]))
+    engine.add_agent("a", "m", "Agent a.")
+    read: list[str] = []
+
+    async def anticipate(session, said: str) -> None:
+        read.append(said)
+        if said == "fail":
+            raise ConnectionError("the database went away")
+
+    engine.add_swarm("w", ["a"], "a", anticipate=anticipate)
+    session = engine.session("c", "w")
+    await session.anticipate("do you have ibuprofen")
+    await session.anticipate("fail")
+    assert read == ["do you have ibuprofen", "fail"]
+    assert await session.get_raw_history() == []
+    assert await session.complete("do you have ibuprofen") == "model words"
+    await session.dispose(final=True)
+    await session.anticipate("after the call")
+    assert read == ["do you have ibuprofen", "fail"]

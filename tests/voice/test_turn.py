@@ -15,7 +15,7 @@ import pytest
 from callswarm.serve import end_of_turn
 from callswarm.settings import Settings
 from voice.degrade import telephone
-from voice.events import SpeechEndedEvent, SpeechStartedEvent, TurnJudgedEvent
+from voice.events import SpeechEndedEvent, SpeechStartedEvent, TranscriptEvent, TurnJudgedEvent
 from voice.frames import AudioFrame
 from voice.session import VoiceSession
 from voice.speech import Word
@@ -183,6 +183,44 @@ async def test_a_caller_who_stops_mid_sentence_is_waited_for(stt, pause) -> None
     ends, _ = await ended_at(voice, audio)
     assert judge.calls >= 1
     assert len(ends) == 1 and ends[0] > resumed
+
+
+class ReadingAhead(Quiet):
+    """Records the words handed over before a turn is sure to end, and the turn's own."""
+
+    def __init__(self) -> None:
+        self.anticipated: list[str] = []
+        self.said: list[str] = []
+
+    async def anticipate(self, text: str) -> None:
+        self.anticipated.append(text)
+
+    async def reply(self, text: str):
+        self.said.append(text)
+        return
+        yield
+
+
+@pytest.mark.parametrize(
+    ("say", "end"),
+    [("Do you have any ibuprofen?", TurnEnd.NOW), ("Could I get a box of", TurnEnd.HOLD)],
+)
+async def test_a_pause_judged_over_hands_its_words_ahead_and_a_held_one_does_not(
+    stt, say, end
+) -> None:
+    """The responder reads a pause's words while the stop silence runs (the safety
+    probe: docs/voice.md); words judged mid-sentence are never handed over."""
+    responder = ReadingAhead()
+    voice = VoiceSession("c", responder, stt=stt, tts=None, turn=FixedTurn(), realtime=False)  # type: ignore[arg-type]
+    for frame in frames(silence(0.4) + trim(piper(say)) + silence(2.0)):
+        await voice.push(AudioFrame(frame, 16000))
+    collected: list = []
+    await next_of(voice, TranscriptEvent, collected)
+    await voice.close()
+    judged = [e for e in collected if isinstance(e, TurnJudgedEvent) and not e.again]
+    assert [j.end for j in judged] == [end], judged
+    assert len(responder.said) == 1, responder.said  # a held turn ends after the hold
+    assert responder.anticipated == (responder.said if end is TurnEnd.NOW else [])
 
 
 class Finishing:

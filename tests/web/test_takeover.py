@@ -10,6 +10,7 @@ import numpy as np
 from swarm import AssistantMessage, CompletionArgs, FunctionBackend
 from tests.voice.speech import espeak, piper, silence
 from voice.stt import WhisperSTT
+from web.live import _Guarded
 
 from .client import Caller, caller, typed
 from .console import Sse, call_ended, journaled, operator
@@ -192,3 +193,37 @@ async def test_each_call_is_recorded_with_the_caller_and_the_assistant_apart(gat
     first_caller = int(np.argmax(caller_loud))
     assert assistant_loud[:first_caller].sum() > 10  # the greeting came first
     assert assistant_loud[first_caller:].sum() > 5  # then the reply
+
+
+class _Reading:
+    """The agents' side of a call: records what it was handed to read ahead."""
+
+    def __init__(self) -> None:
+        self.anticipated: list[str] = []
+
+    async def reply(self, text: str):
+        yield text
+
+    async def interrupted(self, spoken: str) -> None:
+        pass
+
+    async def anticipate(self, text: str) -> None:
+        self.anticipated.append(text)
+
+
+class _Held:
+    def __init__(self) -> None:
+        self.operator: str | None = None
+
+    def held(self, client_id: str) -> object | None:
+        return self if self.operator else None
+
+
+async def test_a_held_callers_words_are_not_read_ahead_by_the_agents() -> None:
+    """While an operator holds the call no agent answers, so none reads ahead either."""
+    calls, agents = _Held(), _Reading()
+    guarded = _Guarded(calls, "caller", agents)  # type: ignore[arg-type]
+    await guarded.anticipate("do you have any ibuprofen")
+    calls.operator = "sam"
+    await guarded.anticipate("is my prescription ready")
+    assert agents.anticipated == ["do you have any ibuprofen"]
