@@ -201,7 +201,7 @@ class ProbeReader:
             return None
         digest = hashlib.blake2b(said.encode("utf-8", "replace"), digest_size=16).digest()
         last = self._last.get(client_id) if client_id else None
-        if last is not None and last[0] == digest:
+        if last is not None and last[0] == digest and not _failed(last[1]):
             reading = last[1]
         else:
             reading = asyncio.ensure_future(self._read(said, client_id))
@@ -213,13 +213,12 @@ class ProbeReader:
     async def _read(self, said: str, client_id: str) -> _Reading:
         try:
             vector = await asyncio.wait_for(self._embedder.embed(said), self._timeout)
+            return _Reading(self._probe.concern(vector))
         except TimeoutError:
             log.error("safety_probe_timeout client_id=%s seconds=%s", client_id, self._timeout)
-            return _Reading(None, read=False)
         except Exception as exc:  # a model that failed to load, a worker that died
             log.error("safety_probe_failed client_id=%s error=%r", client_id, exc)
-            return _Reading(None, read=False)
-        return _Reading(self._probe.concern(vector))
+        return _Reading(None, read=False)
 
     def _keep(self, client_id: str, digest: bytes, reading: asyncio.Future[_Reading]) -> None:
         self._last[client_id] = (digest, reading)
@@ -228,11 +227,17 @@ class ProbeReader:
             self._last.popitem(last=False)
 
         def forget_failure(done: asyncio.Future[_Reading]) -> None:
-            failed = done.cancelled() or not done.result().read
-            if failed and self._last.get(client_id, (b"", None))[1] is done:
+            if _failed(done) and self._last.get(client_id, (b"", None))[1] is done:
                 del self._last[client_id]
 
         reading.add_done_callback(forget_failure)
+
+
+def _failed(reading: asyncio.Future[_Reading]) -> bool:
+    """Ended without a reading (the loop closing, the model failing): asked again, not kept."""
+    if not reading.done():
+        return False
+    return reading.cancelled() or reading.exception() is not None or not reading.result().read
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,7 +184,7 @@ def _pharmacy(session: SessionHandle) -> Pharmacy:
 async def pharmacy_anticipate(session: SessionHandle, said: str) -> None:
     """The probe reads a pause's words while the voice loop judges whether the pause ends
     the turn; the screen then finds the reading kept (`ProbeReader`) and answers without
-    waiting on it. Lines the screen answers before asking the probe are not read."""
+    waiting on it. Lines the phrases answer, and asks for a person, are not read."""
     pharmacy = _pharmacy(session)
     if safety.screen(said, pharmacy.shop.safety) is not None or asks_for_person(said):
         return

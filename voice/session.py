@@ -446,13 +446,9 @@ class VoiceSession:
         if speculation.cancelled():
             return  # the caller went on
         failed = speculation.exception()
-        text = "" if failed is not None else speculation.result().text
+        heard = text = "" if failed is not None else speculation.result().text
         end = when_over(verdict, text)
         if end is not TurnEnd.HOLD and text:
-            # These are the turn's words if the caller stays silent (`_start_turn`): the
-            # responder reads them now, and the turn finds the reading done, instead of
-            # waiting on it after the stop silence. Wasted only on a resumed pause.
-            self._anticipate(text)
             text = await self._without_added_words(paused.audio, text)
             end = when_over(verdict, text)
         log.info(
@@ -476,6 +472,9 @@ class VoiceSession:
         if end is TurnEnd.HOLD:
             self._held_pause = (pause, text)
         else:
+            # The turn's words if the caller stays silent (`_start_turn`): read now, the
+            # turn finds the reading done instead of waiting on it after the stop silence.
+            self._anticipate(heard)
             stop_ms = self._done_ms if end is TurnEnd.NOW else self._stop_ms
             await self._handle(self._detector.stop_after(stop_ms))
 
@@ -697,7 +696,7 @@ class VoiceSession:
         return self._speculation
 
     def _anticipate(self, text: str) -> None:
-        if self._anticipator is None or self._closed:
+        if self._anticipator is None or self._closed or not text:
             return
         task = asyncio.get_running_loop().create_task(self._anticipator.anticipate(text))
         self._anticipations.add(task)

@@ -18,6 +18,7 @@ import pytest
 from agents import safety
 from agents.risk import (
     LABELS,
+    NoReader,
     Probe,
     ProbeReader,
     data_sha256,
@@ -136,20 +137,28 @@ class _Gated(_Counting):
     def __init__(self) -> None:
         super().__init__()
         self.let = asyncio.Event()
+        self._asked = asyncio.Event()
 
     async def embed(self, text: str) -> Sequence[float]:
         self.asked.append(text)
+        self._asked.set()
         await self.let.wait()
         return HashingEmbedder().embed_now(text)
+
+    async def asked_times(self, n: int) -> None:
+        while len(self.asked) < n:
+            self._asked.clear()
+            await self._asked.wait()
 
 
 async def test_a_reading_still_running_is_shared_not_started_again() -> None:
     embedder = _Gated()
     reader = ProbeReader(embedder, _probe_on(embedder.model_id))
     early = asyncio.ensure_future(reader.concern("my chest hurts", client_id="a"))
+    await embedder.asked_times(1)
     turn = asyncio.ensure_future(reader.concern("my chest hurts", client_id="a"))
     other = asyncio.ensure_future(reader.concern("my chest hurts", client_id="b"))
-    await asyncio.sleep(0)  # let all three ask before the model answers
+    await embedder.asked_times(2)  # b's own reading: the turn asked before it, in order
     embedder.let.set()
     expected = await _probe_reading("my chest hurts")
     assert await asyncio.gather(early, turn, other) == [expected] * 3
@@ -160,13 +169,33 @@ async def test_a_turn_cut_while_its_line_is_read_leaves_the_reading_to_the_next(
     embedder = _Gated()
     reader = ProbeReader(embedder, _probe_on(embedder.model_id))
     cut = asyncio.ensure_future(reader.concern("my chest hurts", client_id="a"))
-    await asyncio.sleep(0)
+    await embedder.asked_times(1)
     cut.cancel()
     embedder.let.set()
     assert await reader.concern("my chest hurts", client_id="a") == await _probe_reading(
         "my chest hurts"
     )
     assert embedder.asked == ["my chest hurts"]
+
+
+class _BadVector(_Counting):
+    """A vector the probe cannot read (the wrong width): the reading fails, not the turn."""
+
+    async def embed(self, text: str) -> Sequence[float]:
+        self.asked.append(text)
+        return [0.0] * 3 if len(self.asked) == 1 else HashingEmbedder().embed_now(text)
+
+
+async def test_a_reading_that_fails_on_the_vector_is_logged_and_tried_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    embedder = _BadVector()
+    reader = ProbeReader(embedder, _probe_on(embedder.model_id))
+    with caplog.at_level(logging.ERROR, logger="agents.risk"):
+        assert await reader.concern("my chest hurts", client_id="a") is None
+    assert "safety_probe_failed client_id=a" in caplog.text
+    await reader.concern("my chest hurts", client_id="a")
+    assert len(embedder.asked) == 2
 
 
 async def test_a_pause_read_ahead_is_the_reading_its_turn_uses(shop: Services) -> None:
@@ -199,11 +228,16 @@ class _Failing:
 async def test_a_read_ahead_that_fails_is_logged_and_the_turn_is_answered(
     shop: Services, caplog: pytest.LogCaptureFixture
 ) -> None:
-    shop.engine.deps = replace(shop.engine.deps, risk=_Failing())
+    pharmacy = shop.engine.deps
+    shop.engine.deps = replace(pharmacy, risk=_Failing())
     session = shop.engine.session("caller", shop.swarm)
     with caplog.at_level(logging.WARNING):
-        await session.anticipate("could I get a box of the zinc tablets")
+        await session.anticipate("hiya, have you got any zinc, the tablets, I'm after a box")
     assert "anticipate_failed client_id=caller" in caplog.text
+    assert await session.get_raw_history() == []
+    shop.engine.deps = replace(pharmacy, risk=NoReader())
+    reply = await session.complete("hiya, have you got any zinc, the tablets, I'm after a box")
+    assert "Zinc" in reply, reply
 
 
 async def _probe_reading(said: str) -> Concern | None:
