@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/voice_latency.py [--turns 20] [--provider scripted|local|both]
                                                 [--say "words" --say "other words" ...]
-                                                [--end model|silence]
+                                                [--end model|silence] [--read-ahead alternate]
 
 The caller is the 4.35 s utterance of issue 4 ("Hello, I would like to buy two
 boxes of paracetamol for my fever, please."), spoken by Piper and streamed in
@@ -17,6 +17,11 @@ code without asking the model (agents/routing.py). `--say` (repeatable) takes ot
 words, such as questions only the model can answer; turns take them in turn. Give
 several: llama.cpp keeps the previous call's tokens, and the same words every turn
 would find the whole prompt already read.
+
+`--read-ahead alternate` hands the pause's words to the agents ahead of the turn
+(`Anticipator`, the gateway's way) on even turns only, and prints both halves: the
+two are measured in one process, minutes apart, so the host's drift between runs
+(CPU per turn moves by 0.1 s from one run to the next here) does not decide.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import asyncio
 import statistics
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from _harness import REPO, UTTERANCE, gateway_vocabulary, pct
@@ -45,6 +51,19 @@ from voice.tts import PiperTTS, bundled_voice
 from voice.turn import EndOfTurn, SmartTurn, installed_smart_turn
 
 
+class Unanticipating:
+    """The agents without their read-ahead: they hear the caller only when the turn ends."""
+
+    def __init__(self, agents: SwarmResponder) -> None:
+        self._agents = agents
+
+    def reply(self, text: str) -> AsyncIterator[str]:
+        return self._agents.reply(text)
+
+    async def interrupted(self, spoken: str) -> None:
+        await self._agents.interrupted(spoken)
+
+
 async def one_provider(
     provider: str,
     turns: int,
@@ -52,6 +71,7 @@ async def one_provider(
     tts: PiperTTS,
     callers: list[bytes],
     turn: EndOfTurn | None,
+    halves: dict[str, list[tuple[float, float, float]]] | None = None,
 ) -> dict:
     rows: dict[str, list[float]] = {"cpu_s": [], "loop_cpu_s": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -64,7 +84,10 @@ async def one_provider(
         await services.warm_up()
         for n in range(turns):
             session = services.engine.session(f"bench-{n}", services.swarm)
-            voice = VoiceSession(f"bench-{n}", SwarmResponder(session), stt=stt, tts=tts, turn=turn)
+            agents = SwarmResponder(session)
+            ahead = halves is None or n % 2 == 0
+            responder = agents if ahead else Unanticipating(agents)
+            voice = VoiceSession(f"bench-{n}", responder, stt=stt, tts=tts, turn=turn)
             recorder = TurnRecorder(services.db, session.client_id)
             tts.clear_cache()  # each turn pays for its own speech: the worst case
             cpu, loop_cpu = time.process_time(), time.thread_time()
@@ -80,6 +103,12 @@ async def one_provider(
                     pass  # every event of the turn; its metrics come last
             rows["cpu_s"].append(time.process_time() - cpu)
             rows["loop_cpu_s"].append(time.thread_time() - loop_cpu)
+            metrics = event.metrics
+            if halves is not None and n >= 2 and metrics.voice_to_voice_s is not None:
+                # The first turn of each half loads and warms what it uses: left out.
+                halves["on" if ahead else "off"].append(
+                    (rows["cpu_s"][-1], metrics.voice_to_voice_s, metrics.first_token_s or 0.0)
+                )
             await recorder.record(event)
             await voice.close()
         # The stages as the gateway stores them, summarised by the database.
@@ -91,7 +120,9 @@ async def one_provider(
     }
 
 
-async def main(turns: int, providers: list[str], lines: list[str], end: str) -> None:
+async def main(
+    turns: int, providers: list[str], lines: list[str], end: str, alternate: bool
+) -> None:
     tts = PiperTTS(bundled_voice(), deterministic=True)
     callers = [
         # Silence past the end-of-turn hold (1.6 s): a line the model hears as unfinished
@@ -121,10 +152,25 @@ async def main(turns: int, providers: list[str], lines: list[str], end: str) -> 
     )
     print(f"{'provider':<9} {'stage':<17} {'p50':>7} {'p95':>7}")
     for provider in providers:
-        rows = await one_provider(provider, turns, stt, tts, callers, turn)
+        halves: dict[str, list[tuple[float, float, float]]] | None = (
+            {"on": [], "off": []} if alternate else None
+        )
+        rows = await one_provider(provider, turns, stt, tts, callers, turn, halves)
         for stage, (p50, p95) in rows.items():
             if p50 is not None:
                 print(f"{provider:<9} {stage:<17} {p50:>6.2f}s {p95:>6.2f}s")
+        if halves is not None:
+            print(
+                f"{'provider':<9} {'read ahead':<10} {'turns':>5} {'v2v p50':>8} {'p95':>6}"
+                f" {'first text p50':>15} {'CPU p50':>8} {'p95':>6}"
+            )
+            for half, got in halves.items():
+                cpu, v2v, first = (sorted(column) for column in zip(*got, strict=True))
+                print(
+                    f"{provider:<9} {half:<10} {len(got):>5} {statistics.median(v2v):>7.3f}s"
+                    f" {pct(v2v, 0.95):>5.2f}s {statistics.median(first):>14.3f}s"
+                    f" {statistics.median(cpu):>7.3f}s {pct(cpu, 0.95):>5.2f}s"
+                )
 
 
 if __name__ == "__main__":
@@ -138,6 +184,20 @@ if __name__ == "__main__":
         default="model",
         help="end of turn: Smart Turn and the pause's words, as the gateway runs, or 500 ms",
     )
+    parser.add_argument(
+        "--read-ahead",
+        choices=["on", "alternate"],
+        default="on",
+        help="alternate: the agents read the pause's words ahead on even turns only",
+    )
     options = parser.parse_args()
     chosen = ["scripted", "local"] if options.provider == "both" else [options.provider]
-    asyncio.run(main(options.turns, chosen, options.say or [UTTERANCE], options.end))
+    asyncio.run(
+        main(
+            options.turns,
+            chosen,
+            options.say or [UTTERANCE],
+            options.end,
+            options.read_ahead == "alternate",
+        )
+    )

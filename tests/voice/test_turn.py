@@ -12,10 +12,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from agents.risk import ProbeReader, load_probe
+from callswarm.app import build_services
 from callswarm.serve import end_of_turn
 from callswarm.settings import Settings
+from callswarm.voice_bridge import SwarmResponder
 from voice.degrade import telephone
-from voice.events import SpeechEndedEvent, SpeechStartedEvent, TranscriptEvent, TurnJudgedEvent
+from voice.events import (
+    ReplyDoneEvent,
+    SpeechEndedEvent,
+    SpeechStartedEvent,
+    TranscriptEvent,
+    TurnJudgedEvent,
+)
 from voice.frames import AudioFrame
 from voice.session import VoiceSession
 from voice.speech import Word
@@ -478,3 +487,46 @@ async def test_a_live_held_pause_ends_when_judged_again_at_the_stop(stt) -> None
     assert again.end is TurnEnd.NOW and again.again
     await next_of(voice, SpeechEndedEvent, events)
     await voice.close()
+
+
+class HistoryAtAsk:
+    """The real safety model, noting how much of the caller's history was kept when it
+    was asked: nothing yet, if it read the words before the turn committed them."""
+
+    def __init__(self, embedder, session) -> None:
+        self.embedder, self.session = embedder, session
+        self.model_id = embedder.model_id
+        self.asked: list[tuple[str, int]] = []
+
+    async def embed(self, text: str):
+        self.asked.append((text, len(await self.session.get_raw_history())))
+        return await self.embedder.embed(text)
+
+
+async def test_the_pharmacy_reads_a_callers_words_before_their_turn_with_the_real_models(
+    tmp_path, stt, tts, smart_turn
+) -> None:
+    """Real Whisper, Smart Turn, Piper, and the pharmacy's probe on its model: the
+    caller's line is read once, during the pause, and the turn's screen uses it."""
+    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+    try:
+        assert services.embedder is not None
+        session = services.engine.session("c", services.swarm)
+        watched = HistoryAtAsk(services.embedder, session)
+        services.engine.deps = replace(
+            services.engine.deps, risk=ProbeReader(watched, load_probe())
+        )
+        responder = SwarmResponder(session)
+        voice = VoiceSession("c", responder, stt=stt, tts=tts, turn=smart_turn, realtime=False)
+        said = "Do you have any zinc tablets?"
+        for frame in frames(silence(0.4) + trim(piper(said)) + silence(2.0)):
+            await voice.push(AudioFrame(frame, 16000))
+        events: list = []
+        done = await next_of(voice, ReplyDoneEvent, events)
+        await voice.close()
+        heard = next(e for e in events if isinstance(e, TranscriptEvent)).text
+        assert "zinc" in heard.lower()
+        assert watched.asked == [(heard, 0)]
+        assert "Zinc" in done.text, done.text
+    finally:
+        await services.aclose()
