@@ -193,22 +193,25 @@ class ProbeReader:
         # is screened again with the same words, and a reading started while the caller's
         # pause was judged (`pharmacy_anticipate`) is still running when the turn asks. A
         # reading in flight is shared; a failed one is not kept, so the next ask tries again.
-        self._last: OrderedDict[str, tuple[bytes, asyncio.Future[_Reading]]] = OrderedDict()
+        self._last: OrderedDict[str, _Kept] = OrderedDict()
         self._callers = callers
 
     async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
         if says_nothing_of_safety(said):
             return None
         digest = hashlib.blake2b(said.encode("utf-8", "replace"), digest_size=16).digest()
-        last = self._last.get(client_id) if client_id else None
-        if last is not None and last[0] == digest and not _failed(last[1]):
-            reading = last[1]
-        else:
-            reading = asyncio.ensure_future(self._read(said, client_id))
+        kept = self._last.get(client_id) if client_id else None
+        if kept is None or kept.digest != digest or _failed(kept.reading):
+            kept = _Kept(digest, asyncio.ensure_future(self._read(said, client_id)))
             if client_id:
-                self._keep(client_id, digest, reading)
-        # Shielded: a turn cut while its line is read leaves the reading to the next ask.
-        return (await asyncio.shield(reading)).concern
+                self._keep(client_id, kept)
+        kept.waiting += 1
+        try:
+            # Shielded: a turn cut while its line is read leaves the reading to the next
+            # ask of that line; only another line of the caller's drops it (`_keep`).
+            return (await asyncio.shield(kept.reading)).concern
+        finally:
+            kept.waiting -= 1
 
     async def _read(self, said: str, client_id: str) -> _Reading:
         try:
@@ -220,17 +223,24 @@ class ProbeReader:
             log.error("safety_probe_failed client_id=%s error=%r", client_id, exc)
         return _Reading(None, read=False)
 
-    def _keep(self, client_id: str, digest: bytes, reading: asyncio.Future[_Reading]) -> None:
-        self._last[client_id] = (digest, reading)
+    def _keep(self, client_id: str, kept: _Kept) -> None:
+        replaced = self._last.get(client_id)
+        self._last[client_id] = kept
         self._last.move_to_end(client_id)
+        dropped = [replaced] if replaced is not None else []
         if len(self._last) > self._callers:
-            self._last.popitem(last=False)
+            dropped.append(self._last.popitem(last=False)[1])
+        for old in dropped:
+            if not old.reading.done() and not old.waiting:
+                # Words the caller went on from, read ahead: nobody will ask for them, and
+                # on the one model worker they would queue ahead of other callers' lines.
+                old.reading.cancel()
 
         def forget_failure(done: asyncio.Future[_Reading]) -> None:
-            if _failed(done) and self._last.get(client_id, (b"", None))[1] is done:
+            if _failed(done) and self._last.get(client_id) is kept:
                 del self._last[client_id]
 
-        reading.add_done_callback(forget_failure)
+        kept.reading.add_done_callback(forget_failure)
 
 
 def _failed(reading: asyncio.Future[_Reading]) -> bool:
@@ -238,6 +248,13 @@ def _failed(reading: asyncio.Future[_Reading]) -> bool:
     if not reading.done():
         return False
     return reading.cancelled() or reading.exception() is not None or not reading.result().read
+
+
+@dataclass(slots=True)
+class _Kept:
+    digest: bytes
+    reading: asyncio.Future[_Reading]
+    waiting: int = 0  # turns and read-aheads awaiting it
 
 
 @dataclass(frozen=True, slots=True)

@@ -685,6 +685,8 @@ class VoiceSession:
         """Decode the utterance so far while the caller pauses; drop it if they go on."""
         if self._speculation is not None:
             self._speculation.cancel()
+        for task in list(self._anticipations):
+            task.cancel()  # the words handed ahead were not the turn's after all
         if self._deciding is not None:
             self._deciding.cancel()
             self._deciding = None
@@ -870,6 +872,4 @@ class VoiceSession:
             await asyncio.wait({self._settling}, timeout=10)
             self._settling.cancel()
         self._speculate(None)
-        for task in list(self._anticipations):
-            task.cancel()
         await self._interrupt()

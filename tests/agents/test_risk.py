@@ -138,11 +138,16 @@ class _Gated(_Counting):
         super().__init__()
         self.let = asyncio.Event()
         self._asked = asyncio.Event()
+        self.dropped: list[str] = []
 
     async def embed(self, text: str) -> Sequence[float]:
         self.asked.append(text)
         self._asked.set()
-        await self.let.wait()
+        try:
+            await self.let.wait()
+        except asyncio.CancelledError:
+            self.dropped.append(text)
+            raise
         return HashingEmbedder().embed_now(text)
 
     async def asked_times(self, n: int) -> None:
@@ -176,6 +181,27 @@ async def test_a_turn_cut_while_its_line_is_read_leaves_the_reading_to_the_next(
         "my chest hurts"
     )
     assert embedder.asked == ["my chest hurts"]
+
+
+async def test_words_read_ahead_that_the_caller_went_on_from_are_dropped_for_the_next() -> None:
+    """Nobody awaits them once the read-ahead is withdrawn: they must not hold the one
+    model worker ahead of other callers' lines. A line a turn awaits is never dropped."""
+    embedder = _Gated()
+    reader = ProbeReader(embedder, _probe_on(embedder.model_id))
+    ahead = asyncio.ensure_future(reader.concern("my chest has been hurting", client_id="a"))
+    await embedder.asked_times(1)
+    ahead.cancel()  # the caller went on speaking
+    said = "my chest has been hurting since this morning"
+    turn = asyncio.ensure_future(reader.concern(said, client_id="a"))
+    await embedder.asked_times(2)
+    assert embedder.dropped == ["my chest has been hurting"]
+    # A turn waits on this one: another line of the caller's does not drop it.
+    other = asyncio.ensure_future(reader.concern("and some plasters", client_id="a"))
+    await embedder.asked_times(3)
+    embedder.let.set()
+    assert await turn == await _probe_reading(said)
+    await other
+    assert embedder.dropped == ["my chest has been hurting"]
 
 
 class _BadVector(_Counting):

@@ -6,6 +6,7 @@ fed), so a turn that ends in a pause is seen ending there, whatever the machine'
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from pathlib import Path
 
@@ -230,6 +231,45 @@ async def test_a_pause_judged_over_hands_its_words_ahead_and_a_held_one_does_not
     assert [j.end for j in judged] == [end], judged
     assert len(responder.said) == 1, responder.said  # a held turn ends after the hold
     assert responder.anticipated == (responder.said if end is TurnEnd.NOW else [])
+
+
+class ReadingUntilLet(ReadingAhead):
+    """Reads ahead until let, noting the readings that ran to their end."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.let = asyncio.Event()
+        self.read: list[str] = []
+        self._read = asyncio.Event()
+
+    async def anticipate(self, text: str) -> None:
+        self.anticipated.append(text)
+        await self.let.wait()
+        self.read.append(text)
+        self._read.set()
+
+    async def read_once(self) -> None:
+        while not self.read:
+            await self._read.wait()
+
+
+async def test_words_handed_ahead_are_withdrawn_when_the_caller_goes_on(stt) -> None:
+    """A pause judged over that the caller speaks on from: what was read ahead for it
+    is withdrawn (the safety probe's reading is dropped, agents/risk.py)."""
+    responder = ReadingUntilLet()
+    voice = VoiceSession("c", responder, stt=stt, tts=None, turn=FixedTurn(), realtime=False)  # type: ignore[arg-type]
+    first, then = trim(piper("Do you have any ibuprofen?")), trim(piper("And some plasters."))
+    for frame in frames(silence(0.4) + first + silence(0.32) + then + silence(2.0)):
+        await voice.push(AudioFrame(frame, 16000))
+    events: list = []
+    await next_of(voice, TranscriptEvent, events)
+    responder.let.set()
+    await responder.read_once()
+    await voice.close()
+    judged = [(e.end, e.words) for e in events if isinstance(e, TurnJudgedEvent) and not e.again]
+    assert judged[0][0] is TurnEnd.NOW and "plasters" not in judged[0][1], judged
+    # Withdrawn before or while it ran: only the turn's words were read to the end.
+    assert len(responder.read) == 1 and "plasters" in responder.read[0], responder.read
 
 
 class Finishing:
