@@ -1,7 +1,7 @@
 """One caller's voice loop: audio in → VAD → STT → reply stream → sentences → TTS → paced audio out.
 
-It needs only a `Responder`: text in, an async stream of reply text out. It never
-sees agents. Everything one turn owns lives in a `_Turn`: its STT, the reply
+It needs only a `Responder`: text in, an async stream of reply text out; one that is
+also an `Anticipator` is handed a pause's words ahead of the turn. It never sees agents. Everything one turn owns lives in a `_Turn`: its STT, the reply
 stream, the TTS, the paced playback and the text spoken so far. A barge-in
 cancels that one object, awaits it, and tells the responder what the caller
 actually heard, so the history keeps only that.
