@@ -24,6 +24,7 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from callswarm.bundled import (
     QWEN_05B,
@@ -32,6 +33,9 @@ from callswarm.bundled import (
     ensure_model,
     put_in_place,
 )
+
+if TYPE_CHECKING:  # imported where used: only a gateway that writes the cut needs it
+    import gguf
 
 log = logging.getLogger("callswarm.reader_model")
 
@@ -122,7 +126,6 @@ def write_cut(cut: CutModel, source: Path, target: Path) -> Path:
     """Write the cut of `source` to `target`, through a file of its own, checked against
     its sha256 before the rename."""
     import gguf
-    import numpy as np
 
     reader = gguf.GGUFReader(source)
     arch = reader.fields["general.architecture"].contents()
@@ -130,43 +133,12 @@ def write_cut(cut: CutModel, source: Path, target: Path) -> Path:
     log.info("model_cutting name=%s blocks=%d target=%s", cut.name, cut.blocks, target)
     target.parent.mkdir(parents=True, exist_ok=True)
     writer = gguf.GGUFWriter(partial, arch)
+    # One way out on any failure, the hash included: the partial file is removed.
     try:
-        for field in reader.fields.values():
-            # The architecture and the GGUF.* counts are the writer's own.
-            if field.name == "general.architecture" or field.name.startswith("GGUF."):
-                continue
-            kind = field.types[0]
-            sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
-            value = cut.blocks if field.name == f"{arch}.block_count" else field.contents()
-            writer.add_key_value(field.name, value, kind, sub_type=sub)
-        zeros = gguf.GGMLQuantizationType.Q4_0
-        per_block, block_bytes = gguf.GGML_QUANT_SIZES[zeros]
-        kept = []
-        for tensor in reader.tensors:
-            layer = re.match(r"blk\.(\d+)\.", tensor.name)
-            if layer is not None and int(layer.group(1)) >= cut.blocks:
-                continue
-            if tensor.name == "output.weight":
-                columns, rows = (int(n) for n in tensor.shape)
-                head = np.zeros((rows, columns // per_block * block_bytes), dtype=np.uint8)
-                kept.append((tensor.name, head, zeros))
-            else:
-                kept.append((tensor.name, tensor.data, tensor.tensor_type))
-        for name, data, quant in kept:
-            writer.add_tensor_info(name, data.shape, data.dtype, data.nbytes, quant)
-        writer.write_header_to_file()
-        writer.write_kv_data_to_file()
-        writer.write_ti_data_to_file()
-        for _, data, _ in kept:
-            writer.write_tensor_data(data, tensor_endianess=reader.endianess)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    finally:
-        # Closed whatever happened: a failure kept for the gateway's life (the
-        # embedder remembers it) must not hold a deleted file's blocks open.
-        writer.close()
-    try:
+        try:
+            _fill(writer, reader, arch, cut)
+        finally:
+            writer.close()  # an unlinked file's blocks are freed only once it is closed
         with partial.open("rb") as written:
             found = hashlib.file_digest(written, "sha256").hexdigest()
     except BaseException:
@@ -182,3 +154,39 @@ def write_cut(cut: CutModel, source: Path, target: Path) -> Path:
     )
     log.info("model_ready name=%s bytes=%d", cut.name, target.stat().st_size)
     return target
+
+
+def _fill(writer: gguf.GGUFWriter, reader: gguf.GGUFReader, arch: str, cut: CutModel) -> None:
+    """The source's keys with `cut.blocks` blocks, its first blocks' tensors, and an
+    output head of zeros in the cheapest kind: the file gives embeddings, never words."""
+    import gguf
+    import numpy as np
+
+    for field in reader.fields.values():
+        # The architecture and the GGUF.* counts are the writer's own.
+        if field.name == "general.architecture" or field.name.startswith("GGUF."):
+            continue
+        kind = field.types[0]
+        sub = field.types[-1] if kind == gguf.GGUFValueType.ARRAY else None
+        value = cut.blocks if field.name == f"{arch}.block_count" else field.contents()
+        writer.add_key_value(field.name, value, kind, sub_type=sub)
+    zeros = gguf.GGMLQuantizationType.Q4_0
+    per_block, block_bytes = gguf.GGML_QUANT_SIZES[zeros]
+    kept = []
+    for tensor in reader.tensors:
+        layer = re.match(r"blk\.(\d+)\.", tensor.name)
+        if layer is not None and int(layer.group(1)) >= cut.blocks:
+            continue
+        if tensor.name == "output.weight":
+            columns, rows = (int(n) for n in tensor.shape)
+            head = np.zeros((rows, columns // per_block * block_bytes), dtype=np.uint8)
+            kept.append((tensor.name, head, zeros))
+        else:
+            kept.append((tensor.name, tensor.data, tensor.tensor_type))
+    for name, data, quant in kept:
+        writer.add_tensor_info(name, data.shape, data.dtype, data.nbytes, quant)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_ti_data_to_file()
+    for _, data, _ in kept:
+        writer.write_tensor_data(data, tensor_endianess=reader.endianess)
