@@ -7,9 +7,9 @@ has stand-ins that load nothing, for tests that are not about the engines.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,4 +70,22 @@ class TextToSpeech(Protocol):
 
     async def synthesize(self, text: str, *, urgent: bool = False) -> bytes:
         """`urgent`: the first piece of a reply, wanted sooner."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechPart:
+    """Some of a piece's audio, in order: PCM16 mono at the engine's `sample_rate`."""
+
+    pcm: bytes
+    done: float  # the share of the piece's audio said by the end of this part
+    last: bool
+
+
+@runtime_checkable
+class PartedSpeech(Protocol):
+    """A voice that can hand out a piece's first audio before the rest is made."""
+
+    def speak(self, text: str) -> AsyncGenerator[SpeechPart, None]:
+        """The piece in parts, the first as soon as it is ready (so, urgently)."""
         ...

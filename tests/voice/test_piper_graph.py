@@ -3,9 +3,10 @@ from __future__ import annotations
 import numpy as np
 import onnx
 import onnxruntime
+import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from voice.piper_graph import conv1d_as_2d
+from voice.piper_graph import conv1d_as_2d, split_at_decoder
 from voice.tts import PiperTTS, bundled_voice
 
 
@@ -85,3 +86,91 @@ def test_the_bundled_voice_says_the_same_on_the_rewritten_graph(tts: PiperTTS) -
         assert ours.size == theirs.size > tts.sample_rate
         # Float rounding in another summation order: a few steps of 32,768 at most.
         assert np.abs(ours - theirs).max() <= 16
+
+
+def _voice_like() -> onnx.ModelProto:
+    """A graph shaped as a multi-speaker Piper voice's: text to frames, a speaker's
+    embedding read by the decoder beside the frames, and phoneme timings (a voice
+    patched for alignments) as a second output on the text's side."""
+    rng = np.random.default_rng(3)
+    weights = [
+        numpy_helper.from_array(rng.standard_normal((4, 3, 1)).astype(np.float32), "enc_w"),
+        numpy_helper.from_array(rng.standard_normal((2, 4)).astype(np.float32), "speakers"),
+        numpy_helper.from_array(rng.standard_normal((5, 4, 3)).astype(np.float32), "pre_w"),
+        numpy_helper.from_array(rng.standard_normal((5, 4, 1)).astype(np.float32), "cond_w"),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["x", "enc_w"], ["frames"], name="/enc_p/Conv"),
+        helper.make_node("Gather", ["speakers", "sid"], ["g0"], name="/emb_g/Gather"),
+        helper.make_node("Unsqueeze", ["g0", "axis"], ["g"], name="/Unsqueeze"),
+        helper.make_node("ReduceSum", ["x"], ["timings"], name="/ReduceSum", keepdims=0),
+        helper.make_node("Conv", ["g", "cond_w"], ["cond"], name="/dec/cond/Conv"),
+        helper.make_node(
+            "Conv", ["frames", "pre_w"], ["pre"], name="/dec/conv_pre/Conv", pads=[1, 1]
+        ),
+        helper.make_node("Add", ["pre", "cond"], ["output"], name="/dec/Add"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "voice",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 20]),
+            helper.make_tensor_value_info("sid", TensorProto.INT64, [1]),
+        ],
+        [
+            helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 5, 20]),
+            helper.make_tensor_value_info("timings", TensorProto.FLOAT, None),
+        ],
+        [*weights, numpy_helper.from_array(np.array([2], dtype=np.int64), "axis")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 15)])
+
+
+def test_a_voice_splits_at_its_decoder_into_parts_that_compute_the_whole() -> None:
+    model = _voice_like()
+    feeds = {
+        "x": np.random.default_rng(4).standard_normal((1, 3, 20)).astype(np.float32),
+        "sid": np.array([1], dtype=np.int64),
+    }
+    expected = onnxruntime.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    ).run(["output"], feeds)[0]
+
+    encoder, decoder = split_at_decoder(model)
+    handed = [i.name for i in decoder.graph.input]
+    assert handed == ["frames", "g"]  # the frames first, whatever the nodes' order
+    assert [o.name for o in decoder.graph.output] == ["output"]  # timings stay behind
+    first = onnxruntime.InferenceSession(
+        encoder.SerializeToString(), providers=["CPUExecutionProvider"]
+    ).run(handed, feeds)
+    got = onnxruntime.InferenceSession(
+        decoder.SerializeToString(), providers=["CPUExecutionProvider"]
+    ).run(None, dict(zip(handed, first, strict=True)))[0]
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_a_graph_without_piper_s_decoder_is_refused_by_name() -> None:
+    with pytest.raises(ValueError, match="not a Piper voice"):
+        split_at_decoder(_convolutions(shared=False))
+
+
+def test_the_split_voice_decodes_what_the_shipped_graph_does(tts: PiperTTS) -> None:
+    """The shipped model run whole by onnxruntime against the two graphs, raw floats."""
+    whole = onnxruntime.InferenceSession(str(bundled_voice()), providers=["CPUExecutionProvider"])
+    text = "Your order of two boxes of paracetamol is confirmed."
+    shipped = PiperTTS(bundled_voice(), deterministic=True, workers=1, rewrite_graph=False)
+    phonemes = [p for p in shipped._piper.phonemize(text) if p]
+    assert len(phonemes) == 1
+    ids = shipped._piper.phonemes_to_ids(phonemes[0])
+    expected = whole.run(
+        None,
+        {
+            "input": np.array([ids], dtype=np.int64),
+            "input_lengths": np.array([len(ids)], dtype=np.int64),
+            "scales": shipped._scales,
+        },
+    )[0].reshape(-1)
+    frames = shipped._encode(phonemes[0], shipped._plain)
+    got = shipped._decode(shipped._plain, frames, 0, frames.count)
+    assert got.size == expected.size > tts.sample_rate
+    assert np.abs(got - expected).max() < 1e-4
