@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 
 import numpy as np
 
-from voice.speech import SpeechToText, TextToSpeech, Transcript, Word
+from voice.speech import SpeechPart, SpeechToText, TextToSpeech, Transcript, Word
 
 RATE = 16000
 # Speech runs near 13 characters a second; a reply's length in the fake follows it.
@@ -52,6 +52,14 @@ class FakeTTS:
         if self.on_synthesis is not None:
             self.on_synthesis(0.0)
         return buzz(max(0.2, len(text) * SECONDS_PER_CHAR), self.sample_rate)
+
+    async def speak(self, text: str) -> AsyncGenerator[SpeechPart, None]:
+        """What `synthesize` says, in two parts as Piper's are: an odd-sized first
+        quarter, then the rest."""
+        pcm = await self.synthesize(text, urgent=True)
+        cut = len(pcm) // 8 * 2 + 2
+        yield SpeechPart(pcm[:cut], done=cut / len(pcm), last=False)
+        yield SpeechPart(pcm[cut:], done=1.0, last=True)
 
 
 class FakeSTT:

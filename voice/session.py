@@ -17,9 +17,9 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
-from contextlib import suppress
-from dataclasses import replace
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable
+from contextlib import aclosing, suppress
+from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
 
 from voice.echo import EchoGate
@@ -44,9 +44,9 @@ from voice.noise import noise_turn
 from voice.normalize import for_speech
 from voice.overlap import read_aside
 from voice.recording import Recording
-from voice.resample import StreamResampler, resample
+from voice.resample import StreamResampler
 from voice.sentences import SentenceSplitter
-from voice.speech import SpeechToText, TextToSpeech, Transcript
+from voice.speech import PartedSpeech, SpeechPart, SpeechToText, TextToSpeech, Transcript
 from voice.turn import EndOfTurn, TurnEnd, TurnVerdict, spoken, when_over, when_over_again
 from voice.vad import (
     SpeechEnded,
@@ -64,8 +64,9 @@ log = logging.getLogger("voice.session")
 
 VAD_RATE = 16000
 # Below this much reply audio ready ahead of the caller's ear, the next piece is
-# synthesised urgently (two threads: faster, ~15% more CPU). A plain one-thread
-# synthesis takes ~0.08 s per second of speech, so a second ahead is ample.
+# synthesised urgently: in parts, its first heard while the rest is decoded, by a voice
+# that can (`PartedSpeech`). A plain synthesis takes ~0.08 s per second of speech, so a
+# second ahead is ample.
 URGENT_BELOW_S = 1.0
 # Speech over a reply holds it; once it has gone on this long it is a barge-in, whatever
 # its words. "Mm-hmm", "okay, thanks" and a cough are shorter (a slow espeak voice's
@@ -201,7 +202,7 @@ class _Turn:
         await self._run()
 
     async def _run(self) -> None:
-        queue: asyncio.Queue[tuple[str, bytes] | None] = asyncio.Queue(maxsize=3)
+        queue: asyncio.Queue[_Said | None] = asyncio.Queue(maxsize=3)
         producer = asyncio.get_running_loop().create_task(self._produce(queue))
         try:
             await self._play(queue)
@@ -213,7 +214,7 @@ class _Turn:
                 with suppress(asyncio.CancelledError):
                     await producer
 
-    async def _produce(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
+    async def _produce(self, queue: asyncio.Queue[_Said | None]) -> None:
         try:
             await self._pieces(queue)
         except Exception:
@@ -225,12 +226,12 @@ class _Turn:
             raise
         await queue.put(None)
 
-    async def _pieces(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
+    async def _pieces(self, queue: asyncio.Queue[_Said | None]) -> None:
         voice = self.voice
         splitter = SentenceSplitter()
         if self.text is not None:
             for sentence in splitter.feed(self.text) + splitter.flush():
-                await queue.put(await self._synthesize(sentence))
+                await self._say(sentence, queue)
         elif self.said:
             self.replying = True
             stream = voice.responder.reply(self.said)
@@ -239,34 +240,52 @@ class _Turn:
                     if self.first_token is None:
                         self.first_token = voice.clock()
                     for sentence in splitter.feed(token):
-                        await queue.put(await self._synthesize(sentence))
+                        await self._say(sentence, queue)
             finally:
                 await stream.aclose()  # type: ignore[attr-defined]
             for sentence in splitter.flush():
-                await queue.put(await self._synthesize(sentence))
+                await self._say(sentence, queue)
 
-    async def _synthesize(self, sentence: str) -> tuple[str, bytes]:
+    async def _say(self, sentence: str, queue: asyncio.Queue[_Said | None]) -> None:
         tts = self.voice.tts
         first, self._first_piece = self._first_piece, False
         # Urgent for the first piece, and whenever the player is about to run dry: a
         # short first sentence ("Done.") otherwise ends before the next is ready, and
         # the caller hears the gap. Otherwise plain, which costs less CPU per turn.
         urgent = first or self.synthesized_s - self.sent_s < URGENT_BELOW_S
-        pcm = await tts.synthesize(for_speech(sentence), urgent=urgent)
-        pcm = resample(pcm, tts.sample_rate, self.voice.output_rate)
-        self.synthesized_s += len(pcm) / 2 / self.voice.output_rate
-        return sentence, pcm
+        text = for_speech(sentence)
+        # An urgent piece is played from its first part while the rest is made, if the
+        # voice can (`PartedSpeech`); a voice that cannot says it whole.
+        parts = (
+            tts.speak(text)
+            if urgent and isinstance(tts, PartedSpeech)
+            else _whole(tts.synthesize(text, urgent=urgent))
+        )
+        resampler = StreamResampler(tts.sample_rate, self.voice.output_rate)
+        step = self.voice.output_rate * self.voice.frame_ms // 1000 * 2
+        begun, carried = 0.0, b""
+        async with aclosing(parts):
+            async for part in parts:
+                pcm = carried + resampler.process(part.pcm, last=part.last)
+                # The player pads a short last frame with silence: only a sentence's end
+                # may have one, not the seam between two parts of a word.
+                whole = len(pcm) if part.last else len(pcm) - len(pcm) % step
+                pcm, carried = pcm[:whole], pcm[whole:]
+                self.synthesized_s += len(pcm) / 2 / self.voice.output_rate
+                await queue.put(_Said(sentence, pcm, begun, part.done, part.last))
+                begun = part.done
 
-    async def _play(self, queue: asyncio.Queue[tuple[str, bytes] | None]) -> None:
+    async def _play(self, queue: asyncio.Queue[_Said | None]) -> None:
         voice = self.voice
         step = voice.output_rate * voice.frame_ms // 1000 * 2
         started = voice.clock()
         while (item := await queue.get()) is not None:
-            sentence, pcm = item
-            voice._emit(
-                ReplyTextEvent(session_id=voice.session_id, time=voice.clock(), text=sentence)
-            )
-            self.current = (sentence, 0.0)
+            sentence, pcm = item.sentence, item.pcm
+            if item.begun == 0.0:
+                voice._emit(
+                    ReplyTextEvent(session_id=voice.session_id, time=voice.clock(), text=sentence)
+                )
+                self.current = (sentence, 0.0)
             for offset in range(0, len(pcm), step):
                 if not self._flowing.is_set():
                     await self._flowing.wait()
@@ -296,9 +315,26 @@ class _Turn:
                     ReplyAudioEvent(session_id=voice.session_id, time=frame.timestamp, frame=frame)
                 )
                 self.sent_s += voice.frame_ms / 1000
-                self.current = (sentence, min(1.0, (offset + step) / len(pcm)))
-            self.played.append(sentence)
-            self.current = None
+                share = min(1.0, (offset + step) / len(pcm))
+                self.current = (sentence, item.begun + (item.done - item.begun) * share)
+            if item.last:
+                self.played.append(sentence)
+                self.current = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """Some of a sentence's audio, at the session's output rate, for the player."""
+
+    sentence: str
+    pcm: bytes
+    begun: float  # the share of the sentence's audio before this part
+    done: float  # and by its end
+    last: bool
+
+
+async def _whole(pcm: Awaitable[bytes]) -> AsyncGenerator[SpeechPart, None]:
+    yield SpeechPart(await pcm, done=1.0, last=True)
 
 
 def _joined(said: list[SpeechEnded]) -> SpeechEnded:
