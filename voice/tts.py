@@ -42,10 +42,12 @@ CONTEXT_FRAMES = 14
 # covers decoding the rest of a clause on one thread (~0.6 ms a frame here) with room.
 HEAD_FRAMES = 24
 # The rest must be decoded before the first part has played, less what the player
-# sends ahead of the caller's ear (0.1 s) and some scheduling. A long piece, or a
-# host slowed by other calls, gets a longer first part (`_head_frames`): a pause
-# between sentences is heard as one, a gap inside a word as a fault.
-PLAY_MARGIN_S = 0.15
+# sends ahead of the caller's ear (0.1 s) and the event loop's delay in handing it
+# on under load: with 0.15 s, 20 callers at once (`voice_capacity.py`) left 60-80 ms
+# gaps where the parts met; with 0.25 s, none over 35 ms. A long piece, or a host
+# slowed by other calls, gets a longer first part (`_head_frames`): a pause between
+# sentences is heard as one, a gap inside a word as a fault.
+PLAY_MARGIN_S = 0.25
 # Every piece is scaled by one gain per voice, set so that this line peaks at LEVEL:
 # a piece handed out in parts cannot be scaled by a peak not yet decoded, as Piper
 # scales each sentence to full scale. The model's own loudness stays: a short "Yes."
