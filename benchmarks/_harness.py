@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import sys
@@ -30,6 +31,45 @@ if "CALLSWARM_SAFETY_MODEL_PATH" not in os.environ:
     os.environ["CALLSWARM_SAFETY_MODEL_PATH"] = str(ensure_cut(SAFETY_READER, REPO / "data"))
 # Issue 4's reference caller: the utterance every voice benchmark speaks.
 UTTERANCE = "Hello, I would like to buy two boxes of paracetamol for my fever, please."
+
+
+@functools.lru_cache(maxsize=2)
+def _caller_voice(rewritten: bool) -> Any:
+    import onnx
+    import onnxruntime
+    from piper import PiperVoice
+    from piper.config import PiperConfig
+
+    from voice.piper_graph import conv1d_as_2d
+    from voice.tts import bundled_voice
+
+    model = bundled_voice()
+    graph = onnx.load(str(model))
+    if rewritten:
+        conv1d_as_2d(graph)
+    options = onnxruntime.SessionOptions()  # as the gateway's voice ran until 2026-12-06
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    session = onnxruntime.InferenceSession(
+        graph.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    config = PiperConfig.from_dict(json.loads(Path(f"{model}.json").read_text()))
+    return PiperVoice(config=config, session=session)
+
+
+def caller_pcm(text: str, *, rewritten: bool = True) -> tuple[bytes, int]:
+    """A caller saying `text`, and its sample rate: Piper's own synthesis, each sentence
+    scaled to full scale, noiseless; the voice's graph rewritten as the gateway's
+    (`rewritten=False`: as shipped, as the tests' callers speak). Who calls does not
+    change when the gateway's voice does: these are the samples the benchmarks' caller
+    had before the gateway's voice went to parts at one gain (2026-12-06), which moved
+    its level by 2 dB and, under load, its transcripts and CPU."""
+    from piper.config import SynthesisConfig
+
+    voice = _caller_voice(rewritten)
+    noiseless = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
+    pcm = b"".join(chunk.audio_int16_bytes for chunk in voice.synthesize(text, noiseless))
+    return pcm, int(voice.config.sample_rate)
 
 
 def gateway_vocabulary() -> list[str]:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from _harness import UTTERANCE, gateway_vocabulary, pct
+from _harness import UTTERANCE, caller_pcm, gateway_vocabulary, pct
 from threadpoolctl import threadpool_limits
 
 from voice.resample import resample
@@ -62,7 +62,7 @@ def main(repeat: int) -> None:
         for graph, rewrite in (("rewritten", True), ("as shipped", False))
     }
     tts = voices["rewritten"]
-    caller = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000)
+    caller = resample(*caller_pcm(UTTERANCE), 16000)
     vocabulary = gateway_vocabulary()
     stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary)  # sets BLAS to one thread
     stt.warm_up()

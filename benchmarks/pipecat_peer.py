@@ -48,15 +48,14 @@ async def scripted_reply(words: str) -> str:
 def prepare(out: Path) -> None:
     """callswarm's side: the caller's audio, callswarm's reply to it, the model paths."""
     import numpy as np
-    from _harness import UTTERANCE
+    from _harness import UTTERANCE, caller_pcm
 
     from voice.resample import resample
     from voice.stt import bundled_whisper
-    from voice.tts import PiperTTS, bundled_voice
+    from voice.tts import bundled_voice
 
     # The voice as shipped, as the tests' callers speak (tests/voice/speech.py).
-    tts = PiperTTS(bundled_voice(), deterministic=True, rewrite_graph=False)
-    speech = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000)
+    speech = resample(*caller_pcm(UTTERANCE, rewritten=False), 16000)
     samples = np.frombuffer(speech, dtype=np.int16)
     voiced = np.flatnonzero(np.abs(samples) > 328)  # 1% of full scale
     reply = asyncio.run(scripted_reply(UTTERANCE))

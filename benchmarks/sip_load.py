@@ -31,7 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from _harness import UTTERANCE, pct, sip_gateway
+from _harness import UTTERANCE, caller_pcm, pct, sip_gateway
 from sqlmodel import Session, select
 
 from callswarm.app import open_database
@@ -47,7 +47,6 @@ from tests.telephony.sipp import (
     sipp,
     stream,
 )
-from voice.tts import PiperTTS, bundled_voice
 
 
 class Capture(threading.Thread):
@@ -166,12 +165,11 @@ async def main() -> None:
     parser.add_argument("--listen", type=float, default=12.0)
     args = parser.parse_args()
 
-    tts = PiperTTS(bundled_voice(), deterministic=True)
+    pcm, rate = caller_pcm(UTTERANCE)
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
-        pcm = tts.synthesize_sync(UTTERANCE)
-        caller = g711_file(data / "caller.ul", pcm, tts.sample_rate, "PCMU")
-        seconds = len(pcm) / 2 / tts.sample_rate
+        caller = g711_file(data / "caller.ul", pcm, rate, "PCMU")
+        seconds = len(pcm) / 2 / rate
         sip_port = free_udp_port()
         gateway, _url = await sip_gateway(data, sip_port, args.provider)
         assert gateway.stderr is not None

@@ -39,7 +39,7 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
-from _harness import UTTERANCE, as_caller, pct, sip_gateway
+from _harness import UTTERANCE, as_caller, caller_pcm, pct, sip_gateway
 from sqlmodel import Session, select
 from websockets.asyncio.client import connect
 
@@ -48,7 +48,6 @@ from callswarm.settings import Settings
 from models.tables import TurnRow
 from tests.telephony.sipp import free_udp_port, g711_file, pause, scenario, sipp, stream
 from voice.resample import resample
-from voice.tts import PiperTTS, bundled_voice
 
 TOKEN = "soak-operator-token"
 
@@ -203,13 +202,12 @@ async def main() -> None:
     parser.add_argument("--provider", default="scripted")
     args = parser.parse_args()
 
-    tts = PiperTTS(bundled_voice(), deterministic=True)
-    pcm = tts.synthesize_sync(UTTERANCE)
-    seconds = len(pcm) / 2 / tts.sample_rate
-    audio = resample(pcm, tts.sample_rate, 16000) + b"\0\0" * 3200
+    pcm, rate = caller_pcm(UTTERANCE)
+    seconds = len(pcm) / 2 / rate
+    audio = resample(pcm, rate, 16000) + b"\0\0" * 3200
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp)
-        caller_file = g711_file(data / "caller.ul", pcm, tts.sample_rate, "PCMU")
+        caller_file = g711_file(data / "caller.ul", pcm, rate, "PCMU")
         sip_port = free_udp_port()
         env = {
             "CALLSWARM_OPERATOR_TOKEN": TOKEN,

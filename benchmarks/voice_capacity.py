@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _harness import UTTERANCE, gateway_vocabulary, pct
+from _harness import UTTERANCE, caller_pcm, gateway_vocabulary, pct
 
 from callswarm.app import build_services
 from callswarm.settings import Settings
@@ -62,7 +62,8 @@ async def main(
     vocabulary = gateway_vocabulary()
     stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary, workers=workers, threads=threads)
     stt.warm_up()
-    audio = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 16000
+    pcm, rate = caller_pcm(UTTERANCE)
+    audio = resample(pcm, rate, 16000) + b"\0\0" * 16000
     cores = os.cpu_count() or 1
     print(f"STT: {workers} worker(s) x {threads} thread(s); TTS: {tts_workers} worker(s)")
     print(

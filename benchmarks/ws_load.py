@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from _harness import UTTERANCE, as_caller, pct, serving
+from _harness import UTTERANCE, as_caller, caller_pcm, pct, serving
 from sqlmodel import Session
 from websockets.asyncio.client import connect
 
@@ -86,7 +86,7 @@ async def main(counts: list[int], spread: float, provider: str) -> None:
         tts = PiperTTS(bundled_voice(), deterministic=True, cache_bytes=0)
         stt.warm_up()
         tts.warm_up()
-        audio = resample(tts.synthesize_sync(UTTERANCE), tts.sample_rate, 16000) + b"\0\0" * 3200
+        audio = resample(*caller_pcm(UTTERANCE), 16000) + b"\0\0" * 3200
         print(f"provider {provider}; arrivals spread over {spread:g} s; no sentence cache")
         print(f"{'callers':>7} {'p50':>7} {'p95':>7} {'errors':>7}")
         try:
