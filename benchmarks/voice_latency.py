@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/voice_latency.py [--turns 20] [--provider scripted|local|both]
                                                 [--say "words" --say "other words" ...]
                                                 [--end model|silence] [--read-ahead alternate]
+                                                [--parts alternate]
 
 The caller is the 4.35 s utterance of issue 4 ("Hello, I would like to buy two
 boxes of paracetamol for my fever, please."), spoken by Piper and streamed in
@@ -22,6 +23,8 @@ would find the whole prompt already read.
 (`Anticipator`, the gateway's way) on even turns only, and prints both halves: the
 two are measured in one process, minutes apart, so the host's drift between runs
 (CPU per turn moves by 0.1 s from one run to the next here) does not decide.
+`--parts alternate` does the same with Piper's parts (`PiperTTS.speak`): on odd
+turns every piece is said whole, as before 2026-12-06.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from _harness import REPO, UTTERANCE, gateway_vocabulary, pct
+from _harness import REPO, UTTERANCE, caller_pcm, gateway_vocabulary, pct
 from sqlmodel import Session
 
 from callswarm.app import build_services
@@ -49,6 +52,18 @@ from voice.session import VoiceSession
 from voice.stt import WhisperSTT, bundled_whisper
 from voice.tts import PiperTTS, bundled_voice
 from voice.turn import EndOfTurn, SmartTurn, installed_smart_turn
+
+
+class Whole:
+    """Piper without its parts: the voice loop says every piece whole."""
+
+    def __init__(self, tts: PiperTTS) -> None:
+        self._tts = tts
+        self.sample_rate = tts.sample_rate
+        self.on_synthesis = None
+
+    async def synthesize(self, text: str, *, urgent: bool = False) -> bytes:
+        return await self._tts.synthesize(text, urgent=urgent)
 
 
 class Unanticipating:
@@ -72,6 +87,7 @@ async def one_provider(
     callers: list[bytes],
     turn: EndOfTurn | None,
     halves: dict[str, list[tuple[float, float, float]]] | None = None,
+    alternating: str = "read-ahead",
 ) -> dict:
     rows: dict[str, list[float]] = {"cpu_s": [], "loop_cpu_s": []}
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,8 +102,15 @@ async def one_provider(
             session = services.engine.session(f"bench-{n}", services.swarm)
             agents = SwarmResponder(session)
             ahead = halves is None or n % 2 == 0
-            responder = agents if ahead else Unanticipating(agents)
-            voice = VoiceSession(f"bench-{n}", responder, stt=stt, tts=tts, turn=turn)
+            off = not ahead
+            responder = Unanticipating(agents) if off and alternating == "read-ahead" else agents
+            voice = VoiceSession(
+                f"bench-{n}",
+                responder,
+                stt=stt,
+                tts=Whole(tts) if off and alternating == "parts" else tts,
+                turn=turn,
+            )
             recorder = TurnRecorder(services.db, session.client_id)
             tts.clear_cache()  # each turn pays for its own speech: the worst case
             cpu, loop_cpu = time.process_time(), time.thread_time()
@@ -121,19 +144,23 @@ async def one_provider(
 
 
 async def main(
-    turns: int, providers: list[str], lines: list[str], end: str, alternate: bool
+    turns: int, providers: list[str], lines: list[str], end: str, alternate: str | None
 ) -> None:
     tts = PiperTTS(bundled_voice(), deterministic=True)
     callers = [
         # Silence past the end-of-turn hold (1.6 s): a line the model hears as unfinished
         # still ends, and the VAD only moves on the audio it is given.
-        resample(tts.synthesize_sync(words), tts.sample_rate, 16000) + b"\0\0" * 32000
+        resample(*caller_pcm(words), 16000) + b"\0\0" * 32000
         for words in lines
     ]
     vocabulary = gateway_vocabulary()
     stt = WhisperSTT(bundled_whisper(), vocabulary=vocabulary)
     stt.warm_up()
     tts.warm_up()
+    if alternate == "parts":
+        # The whole turns' first pieces run on two threads, as before parts: made here,
+        # not in the first measured turn.
+        tts.synthesize_sync("Hello.", urgent=True)
     turn: SmartTurn | None = None
     if end == "model":
         path = installed_smart_turn(REPO / "data")
@@ -155,13 +182,15 @@ async def main(
         halves: dict[str, list[tuple[float, float, float]]] | None = (
             {"on": [], "off": []} if alternate else None
         )
-        rows = await one_provider(provider, turns, stt, tts, callers, turn, halves)
+        rows = await one_provider(
+            provider, turns, stt, tts, callers, turn, halves, alternate or "read-ahead"
+        )
         for stage, (p50, p95) in rows.items():
             if p50 is not None:
                 print(f"{provider:<9} {stage:<17} {p50:>6.2f}s {p95:>6.2f}s")
         if halves is not None:
             print(
-                f"{'provider':<9} {'read ahead':<10} {'turns':>5} {'v2v p50':>8} {'p95':>6}"
+                f"{'provider':<9} {alternate:<10} {'turns':>5} {'v2v p50':>8} {'p95':>6}"
                 f" {'first text p50':>15} {'CPU p50':>8} {'p95':>6}"
             )
             for half, got in halves.items():
@@ -190,7 +219,15 @@ if __name__ == "__main__":
         default="on",
         help="alternate: the agents read the pause's words ahead on even turns only",
     )
+    parser.add_argument(
+        "--parts",
+        choices=["on", "alternate"],
+        default="on",
+        help="alternate: urgent pieces spoken in parts on even turns only, whole on odd",
+    )
     options = parser.parse_args()
+    if options.read_ahead == options.parts == "alternate":
+        parser.error("alternate one thing at a time")
     chosen = ["scripted", "local"] if options.provider == "both" else [options.provider]
     asyncio.run(
         main(
@@ -198,6 +235,10 @@ if __name__ == "__main__":
             chosen,
             options.say or [UTTERANCE],
             options.end,
-            options.read_ahead == "alternate",
+            "read-ahead"
+            if options.read_ahead == "alternate"
+            else "parts"
+            if options.parts == "alternate"
+            else None,
         )
     )
