@@ -334,7 +334,11 @@ class PiperTTS:
             if head == frames.count and len(sentences) == 1:
                 return pcm
             hand(pcm, head / frames.count * first)
-            rest = [self._decode(self._plain, frames, head, frames.count)]
+            rest = (
+                [self._decode(self._plain, frames, head, frames.count)]
+                if head < frames.count
+                else []
+            )
             for phonemes in sentences[1:]:
                 if stop.is_set():
                     return b""

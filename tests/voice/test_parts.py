@@ -56,28 +56,26 @@ class Silent:
         pass
 
 
-def _voice(tts: HeldRest) -> VoiceSession:
-    return VoiceSession("parts", Silent(), stt=FakeSTT(), tts=tts, realtime=False)  # type: ignore[arg-type]
-
-
-def _head_frames(head: bytes, rate: int) -> int:
-    return len(StreamResampler(rate, 16000).process(head)) // STEP
+async def _first_part_played(tts: PiperTTS) -> tuple[VoiceSession, HeldRest, list]:
+    """The reply said, and every frame of its first part sent while the rest is held."""
+    tts.clear_cache()
+    held = HeldRest(tts)
+    voice = VoiceSession("parts", Silent(), stt=FakeSTT(), tts=held, realtime=False)  # type: ignore[arg-type]
+    await voice.say(REPLY)
+    events: list = []
+    while (
+        not held.heads
+        or sum(isinstance(e, ReplyAudioEvent) for e in events)
+        < len(StreamResampler(tts.sample_rate, 16000).process(held.heads[0])) // STEP
+    ):
+        await next_of(voice, ReplyAudioEvent, events)
+    return voice, held, events
 
 
 async def test_the_first_part_is_played_before_the_rest_exists_and_no_seam_is_heard(
     tts: PiperTTS,
 ) -> None:
-    tts.clear_cache()
-    held = HeldRest(tts)
-    voice = _voice(held)
-    await voice.say(REPLY)
-    events: list = []
-    while not held.heads:
-        await next_of(voice, ReplyAudioEvent, events)
-    while sum(isinstance(e, ReplyAudioEvent) for e in events) < _head_frames(
-        held.heads[0], tts.sample_rate
-    ):
-        await next_of(voice, ReplyAudioEvent, events)
+    voice, held, events = await _first_part_played(tts)
     held.go_on.set()  # all of that was heard while the rest was held
     await next_of(voice, ReplyDoneEvent, events)
     out = np.frombuffer(
@@ -102,15 +100,7 @@ async def test_a_reply_cut_during_the_first_part_counts_only_what_was_played(
     tts: PiperTTS,
 ) -> None:
     """Heard: the first part's share of the sentence, not the sentence."""
-    tts.clear_cache()
-    held = HeldRest(tts)
-    voice = _voice(held)
-    await voice.say(REPLY)
-    events: list = []
-    while not held.heads or sum(isinstance(e, ReplyAudioEvent) for e in events) < _head_frames(
-        held.heads[0], tts.sample_rate
-    ):
-        await next_of(voice, ReplyAudioEvent, events)
+    voice, held, events = await _first_part_played(tts)
     await voice.interrupt()
     cut = await next_of(voice, InterruptedEvent, events)
     assert isinstance(cut, InterruptedEvent)
