@@ -57,8 +57,11 @@ class Silent:
 
 
 async def _first_part_played(tts: PiperTTS) -> tuple[VoiceSession, HeldRest, list]:
-    """The reply said, and every frame of its first part sent while the rest is held."""
+    """The reply said, and every frame of its first part sent while the rest is held;
+    the first part as long as on this host, idle (it follows the decode speed measured
+    lately, so whatever ran before)."""
     tts.clear_cache()
+    tts._frame_decode_s = 0.0005
     held = HeldRest(tts)
     voice = VoiceSession("parts", Silent(), stt=FakeSTT(), tts=held, realtime=False)  # type: ignore[arg-type]
     await voice.say(REPLY)

@@ -30,13 +30,16 @@ def _samples(pcm: bytes) -> np.ndarray:
     ],
 )
 def test_a_piece_spoken_in_parts_is_the_piece_said_whole(
-    tts: PiperTTS, text: str, seam_in_a_word: bool
+    tts: PiperTTS, text: str, seam_in_a_word: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first part is decoded alone with its context, and the rest after it: joined,
     they are the whole decode's samples, within float rounding."""
     tts.clear_cache()
     whole = tts.synthesize_sync(text)
     tts.clear_cache()
+    # The first part's length follows the decode speed measured lately: this host, idle,
+    # whatever ran before.
+    monkeypatch.setattr(tts, "_frame_decode_s", 0.0005)
     parts = _parts(tts, text)
     assert [part.last for part in parts] == [False, True]
     head = _samples(parts[0].pcm)
@@ -47,7 +50,8 @@ def test_a_piece_spoken_in_parts_is_the_piece_said_whole(
     assert np.abs(joined - _samples(whole)).max() <= 2
     # A seam decoded without context would differ by far more than rounding there.
     seam = head.size
-    assert (np.abs(joined[seam - 512 : seam + 512]).max() > 1000) == seam_in_a_word
+    # Speech there, not a pause (under 100 between these sentences).
+    assert (np.abs(joined[seam - 512 : seam + 512]).max() > 300) == seam_in_a_word
 
 
 def test_a_piece_said_before_is_spoken_whole_from_the_cache(tts: PiperTTS) -> None:
