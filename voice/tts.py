@@ -3,9 +3,14 @@
 A voice runs as two graphs (`voice.piper_graph.split_at_decoder`): the text to its
 acoustic frames, then the frames to audio. The second is most of the work, and any
 stretch of frames decodes on its own given a few frames of context either side, so
-an urgent piece (a reply's first words) is spoken in two parts: its first quarter
+an urgent piece (a reply's first words) is spoken in two parts: its first half
 second or so is decoded and handed out while the rest is decoded behind it
 (`PiperTTS.speak`). The parts joined are the whole piece's samples.
+
+The module runs a little over 400 lines: one engine's state (the saved optimised
+graphs per part and thread count, the gain, the decode speed that sizes a first
+part, the sentence cache, the worker pool) is shared by its whole and parted paths.
+Loading the saved graphs could move to `voice.piper_graph` if it grows again.
 """
 
 from __future__ import annotations
