@@ -9,7 +9,7 @@ VAD cuts it, so it can afford many more: backchannels, coughs, short stops ("No.
 and through the telephone band. The daily lists were looked at while tuning; the
 held-out lists were written before any run and are not to be tuned on.
 
-    .venv/bin/python benchmarks/asides.py [--set daily|heldout|fresh|fresh2|fresh3]
+    .venv/bin/python benchmarks/asides.py [--set daily|heldout|fresh|fresh2|fresh3|fresh4|fresh5]
         [--voices tuned|new|all]
         [--conditions wide,phone] [--show]
 """
@@ -24,6 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _asides_blind  # noqa: E402
+import _asides_blind2  # noqa: E402
 import _sounds  # noqa: E402
 from _callers import VOICE_SETS, show_logs, speak  # noqa: E402
 from _harness import pct  # noqa: E402
@@ -96,6 +98,20 @@ SETS = {
         "stop": _sounds.STOPS,
         "cough": (),
         "sounds": _sounds.SOUNDS,
+    },
+    # Written on 2026-12-06 by a helper who saw neither these lists nor the rules, before
+    # any run: calls for help count as stops, since they must cut the reply too.
+    "fresh4": {
+        "backchannel": _asides_blind.BACKCHANNELS,
+        "stop": _asides_blind.STOPS + _asides_blind.HELP,
+        "cough": (),
+    },
+    # Written on 2026-12-06 by another helper, blind, after the first run of fresh4: a
+    # caller's answers said over the reply (a quantity, a choice) must cut it as stops do.
+    "fresh5": {
+        "backchannel": _asides_blind2.BACKCHANNELS,
+        "stop": _asides_blind2.STOPS + _asides_blind2.ANSWERS + _asides_blind2.HELP,
+        "cough": (),
     },
 }  # fmt: skip
 # Asides must not stop the reply; the rest must.
