@@ -52,8 +52,11 @@ log = logging.getLogger("voice.overlap")
 _BACKCHANNEL = frozenset(
     """mm mmm mhm hm hmm uh huh um uhm ah oh aha yeah yes yep yup ok okay alright right
     sure fine cool great lovely good perfect nice thanks cheers gotcha true exactly
-    absolutely brilliant excellent wonderful indeed understood""".split()
+    absolutely brilliant excellent wonderful indeed understood aye righto ta grand sweet
+    agreed definitely certainly totally really wow super""".split()
 )
+# Whom a caller says it to: "Yes, love.", "Cheers, mate." With a backchannel, never alone.
+_VOCATIVE = frozenset("love dear mate pet hun darling sir madam ma'am".split())
 # Words that keep a speaker going only together: alone, "enough" and "it" stop a
 # reply ("that's enough", "that's it").
 _BACKCHANNEL_PHRASES = {
@@ -71,8 +74,25 @@ _BACKCHANNEL_PHRASES = {
     "carry on": "carry-on",
     "keep going": "keep-going",
     "makes sense": "makes-sense",
+    "that makes sense": "makes-sense",
+    "go ahead": "go-ahead",
+    # Saying they follow: alone, "with", "follow" and "listening" are not asides.
+    "i'm with you": "with-you",
+    "with you": "with-you",
+    "i follow": "i-follow",
+    "i'm listening": "listening",
+    "i understand": "understood",
+    "right you are": "right",
+    "all good": "all-good",
+    "very good": "very-good",
+    # "Then" after a go-ahead: "go on then", "okay then".
+    **{f"{w} then": f"{w}-then" for w in "okay ok alright right fine lovely great".split()},
+    "go on then": "go-on",
+    "all right then": "alright",
     **{f"that's {w}": f"that's-{w}" for w in "right fine great good true perfect lovely".split()},
 }
+# The longest phrase is matched first: "that makes sense" before "makes sense".
+_LONGEST_PHRASE = max(len(p.split()) for p in _BACKCHANNEL_PHRASES)
 # A phrase of a reading, with the punctuation that ends it.
 _PHRASE = re.compile(r"[^.?!,]+[.?!,]*")
 # Humming, however Whisper spells it: "Mm-m-m", "NMM", "Hmmm", "Mhm".
@@ -93,18 +113,22 @@ def _backchannel(words: list[str]) -> bool:
     said: set[str] = set()
     i = 0
     while i < len(words):
-        pair = " ".join(words[i : i + 2])
-        if pair in _BACKCHANNEL_PHRASES:
-            said.add(_BACKCHANNEL_PHRASES[pair])
-            i += 2
+        for n in range(_LONGEST_PHRASE, 1, -1):
+            phrase = " ".join(words[i : i + n])
+            if phrase in _BACKCHANNEL_PHRASES:
+                said.add(_BACKCHANNEL_PHRASES[phrase])
+                i += n
+                break
         else:
             said.add(words[i])
             i += 1
+    acknowledged = said - _VOCATIVE
     return (
-        bool(said)
+        bool(acknowledged)
         and len(said) <= MOST_WORDS
         and all(
-            w in _BACKCHANNEL or w in _BACKCHANNEL_PHRASES.values() or _HUM.match(w) for w in said
+            w in _BACKCHANNEL or w in _BACKCHANNEL_PHRASES.values() or _HUM.match(w)
+            for w in acknowledged
         )
     )
 

@@ -71,6 +71,34 @@ def test_what_was_said_over_the_reply_is_read_for_whether_it_stops_it(heard, why
     assert aside(heard, REPLY) == why
 
 
+@pytest.mark.parametrize(
+    ("heard", "why"),
+    [
+        # Saying they follow, or telling the speaker to go on, in several words.
+        ("Yeah, I'm with you.", "backchannel"),
+        ("Brilliant, go on then.", "backchannel"),
+        ("Okay, go ahead.", "backchannel"),
+        ("Right you are.", "backchannel"),
+        ("Oh, that makes sense.", "backchannel"),
+        ("Righto.", "backchannel"),
+        ("Aye, grand.", "backchannel"),
+        # Whom it is said to goes with an acknowledgement, and is nothing alone.
+        ("Yes, love.", "backchannel"),
+        ("Cheers, mate.", "backchannel"),
+        ("Love.", None),
+        # The same words carrying what the reply must not talk over.
+        ("Go ahead and order it.", None),
+        ("Go on then, two.", None),
+        ("Aye, the second one.", None),
+        ("I'm with you, but how much?", None),
+        ("Stop there, love.", None),
+        ("Yes, dear, 2.", None),
+    ],
+)
+def test_callers_own_ways_of_listening_do_not_stop_the_reply(heard, why) -> None:
+    assert aside(heard, REPLY) == why
+
+
 def test_words_whisper_made_of_what_it_took_for_no_speech_are_noise() -> None:
     # A cough through the phone band, as Whisper read it, and a caller's real "No, no, no"
     # that it also thought more likely silence (both measured).
