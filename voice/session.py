@@ -262,7 +262,7 @@ class _Turn:
             else _whole(tts.synthesize(text, urgent=urgent))
         )
         resampler = StreamResampler(tts.sample_rate, self.voice.output_rate)
-        step = self.voice.output_rate * self.voice.frame_ms // 1000 * 2
+        step = self.voice.output_frame_bytes
         begun, carried = 0.0, b""
         async with aclosing(parts):
             async for part in parts:
@@ -277,7 +277,7 @@ class _Turn:
 
     async def _play(self, queue: asyncio.Queue[_Said | None]) -> None:
         voice = self.voice
-        step = voice.output_rate * voice.frame_ms // 1000 * 2
+        step = voice.output_frame_bytes
         started = voice.clock()
         while (item := await queue.get()) is not None:
             sentence, pcm = item.sentence, item.pcm
@@ -366,6 +366,8 @@ class VoiceSession:
         self.stt, self.tts = stt, tts
         self.output_rate = output_rate
         self.frame_ms = frame_ms
+        # One reply frame's bytes: the player sends these, and parts are cut to them.
+        self.output_frame_bytes = output_rate * frame_ms // 1000 * 2
         self.realtime = realtime
         self.lead_s = lead_s
         self.clock = time.monotonic
