@@ -1,0 +1,84 @@
+"""Does a caller's turn end when room noise goes on under it? When the turn detector
+(webrtcvad, `voice.vad.TurnDetector`) ends a complete sentence said over babble, street
+noise or a hum, at 20, 10 and 5 dB SNR, wide band and through the phone band.
+
+Every pause and end of turn starts from the detector's silence: the end-of-turn model
+is asked only after `early_ms` of it, and a turn with none ends at `max_utterance_s`.
+Each sentence is followed by 16 s of the same noise, in stream time (the figures do
+not depend on the host).
+
+    .venv/bin/python benchmarks/noisy_turns.py [--voices tuned|new|all] [--snr 20,10,5]
+        [--aggressiveness 0-3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _callers import VOICE_SETS, condition, speak  # noqa: E402
+from end_of_turn import COMPLETE, HELDOUT_COMPLETE, trim, voiced_end  # noqa: E402
+
+from voice.vad import SpeechEnded, TurnDetector, VadConfig  # noqa: E402
+
+FRAME = 640
+AGGRESSIVENESS = [VadConfig().aggressiveness]
+LEAD_S = 0.5
+AFTER_S = 16.0
+
+
+def end_after(audio: bytes, last: float) -> float | None:
+    """Seconds from the last word to the end of the turn that holds it; None if none
+    ended (an utterance cut at `max_utterance_s` before the last word is not it)."""
+    detector = TurnDetector(VadConfig(aggressiveness=AGGRESSIVENESS[0]))
+    for i in range(0, len(audio), FRAME):
+        for event in detector.feed(audio[i : i + FRAME]):
+            if isinstance(event, SpeechEnded) and event.at >= last:
+                return event.at - last
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
+    parser.add_argument("--snr", default="20,10,5")
+    parser.add_argument("--aggressiveness", type=int, default=VadConfig().aggressiveness)
+    args = parser.parse_args()
+    AGGRESSIVENESS[0] = args.aggressiveness
+    voices = VOICE_SETS[args.voices]
+    sentences = COMPLETE + HELDOUT_COMPLETE
+    print(f"{len(sentences)} complete sentences, voices {', '.join(voices)}; seconds after the")
+    print("last word until the turn ends (the 500 ms stop in quiet)")
+    print(
+        f"{'noise':<7} {'SNR':>4} {'band':<6} {'n':>4} {'<= 1 s':>7} {'<= 2 s':>7}"
+        f" {'> 10 s':>7} {'p50':>7}"
+    )
+    conditions = [("none", None)] + [
+        (kind, float(snr)) for kind in ("babble", "street", "hum") for snr in args.snr.split(",")
+    ]
+    for kind, snr in conditions:
+        for band in ("wide", "phone"):
+            waits: list[float] = []
+            for i, sentence in enumerate(sentences):
+                for j, voice in enumerate(voices):
+                    said = b"\0\0" * int(16000 * LEAD_S) + trim(speak(sentence, voice))
+                    line = said + b"\0\0" * int(16000 * AFTER_S)
+                    audio = condition(line, band, snr, kind if snr else "hum", seed=i + j)
+                    last = voiced_end(said)
+                    wait = end_after(audio, last)
+                    waits.append(AFTER_S if wait is None else wait)
+            n = len(waits)
+            print(
+                f"{kind:<7} {snr or '-'!s:>4} {band:<6} {n:>4}"
+                f" {sum(w <= 1 for w in waits):>7} {sum(w <= 2 for w in waits):>7}"
+                f" {sum(w > 10 for w in waits):>7} {statistics.median(waits):>6.2f}s",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
