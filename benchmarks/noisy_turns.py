@@ -8,7 +8,7 @@ Each sentence is followed by 16 s of the same noise, in stream time (the figures
 not depend on the host).
 
     .venv/bin/python benchmarks/noisy_turns.py [--voices tuned|new|all] [--snr 20,10,5]
-        [--aggressiveness 0-3]
+        [--aggressiveness 0-3] [--webrtc-only]
 """
 
 from __future__ import annotations
@@ -24,9 +24,11 @@ from _callers import VOICE_SETS, condition, speak  # noqa: E402
 from end_of_turn import COMPLETE, HELDOUT_COMPLETE, trim, voiced_end  # noqa: E402
 
 from voice.vad import SpeechEnded, TurnDetector, VadConfig  # noqa: E402
+from voice.voiced import silero_latest  # noqa: E402
 
 FRAME = 640
 AGGRESSIVENESS = [VadConfig().aggressiveness]
+WEBRTC_ONLY = [False]
 LEAD_S = 0.5
 AFTER_S = 16.0
 
@@ -34,7 +36,9 @@ AFTER_S = 16.0
 def end_after(audio: bytes, last: float) -> float | None:
     """Seconds from the last word to the end of the turn that holds it; None if none
     ended (an utterance cut at `max_utterance_s` before the last word is not it)."""
-    detector = TurnDetector(VadConfig(aggressiveness=AGGRESSIVENESS[0]))
+    detector = TurnDetector(
+        VadConfig(aggressiveness=AGGRESSIVENESS[0]), gauge=None if WEBRTC_ONLY[0] else silero_latest
+    )
     for i in range(0, len(audio), FRAME):
         for event in detector.feed(audio[i : i + FRAME]):
             if isinstance(event, SpeechEnded) and event.at >= last:
@@ -47,8 +51,12 @@ def main() -> None:
     parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--snr", default="20,10,5")
     parser.add_argument("--aggressiveness", type=int, default=VadConfig().aggressiveness)
+    parser.add_argument(
+        "--webrtc-only", action="store_true", help="webrtcvad alone, as before 2026-12-06"
+    )
     args = parser.parse_args()
     AGGRESSIVENESS[0] = args.aggressiveness
+    WEBRTC_ONLY[0] = args.webrtc_only
     voices = VOICE_SETS[args.voices]
     sentences = COMPLETE + HELDOUT_COMPLETE
     print(f"{len(sentences)} complete sentences, voices {', '.join(voices)}; seconds after the")

@@ -58,7 +58,7 @@ from voice.vad import (
     VadConfig,
     VadEvent,
 )
-from voice.voiced import SpeechGauge, silero_voiced
+from voice.voiced import SpeechGauge, silero_latest, silero_voiced
 
 log = logging.getLogger("voice.session")
 
@@ -357,9 +357,12 @@ class VoiceSession:
         realtime: bool = True,
         lead_s: float = 0.1,
         gauge: SpeechGauge = silero_voiced,
+        line_gauge: SpeechGauge | None = silero_latest,
     ) -> None:
         self.session_id = session_id
-        # A second model's opinion of whether audio holds speech at all (`voice.voiced`).
+        # A second model's opinion of whether audio holds speech at all (`voice.voiced`);
+        # `line_gauge`, of whether the line holds speech now, for the turn's quiet frames
+        # (`TurnDetector`); None trusts webrtcvad alone.
         self.gauge = gauge
         self.responder = responder
         self._anticipator = responder if isinstance(responder, Anticipator) else None
@@ -382,7 +385,7 @@ class VoiceSession:
             config = replace(
                 config, stop_ms=max(config.stop_ms, config.hold_ms), recheck_ms=config.stop_ms
             )
-        self._detector = TurnDetector(config, VAD_RATE)
+        self._detector = TurnDetector(config, VAD_RATE, gauge=line_gauge)
         self._echo = EchoGate(VAD_RATE, lead_s=lead_s)
         self._step = self._detector.sample_rate * config.frame_ms // 1000 * 2
         self._resamplers: dict[int, StreamResampler] = {}
