@@ -19,6 +19,7 @@ count as voice: measured here, voiced speech has a median spectral flatness of
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ import numpy as np
 import webrtcvad
 
 from voice.voiced import LATEST_WINDOWS, WINDOW, SpeechGauge
+
+log = logging.getLogger("voice.vad")
 
 VAD_RATES = (8000, 16000, 32000, 48000)
 GAUGE_RATE = 16000
@@ -327,7 +330,12 @@ class TurnDetector:
         # Asked again every `GAUGE_EVERY` quiet frames, not each: its window spans them,
         # and each call is a third of a millisecond.
         if self._verdict is None or self._verdict_age >= GAUGE_EVERY:
-            self._verdict = self._gauge(self._recent) < self.config.noise_below
+            try:
+                self._verdict = self._gauge(self._recent) < self.config.noise_below
+            except Exception as error:  # a broken model must not end the call
+                log.warning("vad_gauge_failed error=%r", error)
+                self._gauge = None  # webrtcvad alone, as before, for this detector
+                return False
             self._verdict_age = 0
         self._verdict_age += 1
         return self._verdict

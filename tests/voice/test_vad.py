@@ -161,3 +161,18 @@ def _rms(pcm: bytes) -> float:
     samples = np.frombuffer(pcm, "<i2").astype(np.float64)
     voiced = samples[np.abs(samples) > 300]
     return float(np.sqrt(np.mean(voiced * voiced)))
+
+
+def test_a_failing_second_model_leaves_the_turn_to_webrtcvad(tts, caplog) -> None:
+    def broken(pcm: bytes) -> float:
+        raise RuntimeError("no model")
+
+    said = silence(0.5) + trim(piper("I need something for a headache."))
+    last = len(said) / 2 / 16000
+    audio = _under(said, _hum(last + 3.0, rms=0.3 * _rms(said)))
+    # As webrtcvad alone: the hum holds the turn, and nothing is raised to the caller's
+    # session; the failure is logged once.
+    assert _ends(audio, broken) == _ends(audio, None) == []
+    assert [r.message for r in caplog.records].count(
+        "vad_gauge_failed error=RuntimeError('no model')"
+    ) == 1
