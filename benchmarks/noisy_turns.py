@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _callers import VOICE_SETS, condition, speak  # noqa: E402
 from end_of_turn import COMPLETE, HELDOUT_COMPLETE, trim, voiced_end  # noqa: E402
 
-from voice.vad import SpeechEnded, TurnDetector, VadConfig  # noqa: E402
+from voice.vad import SpeechEnded, SpeechStarted, TurnDetector, VadConfig  # noqa: E402
 from voice.voiced import silero_latest  # noqa: E402
 
 FRAME = 640
@@ -33,17 +33,21 @@ LEAD_S = 0.5
 AFTER_S = 16.0
 
 
-def end_after(audio: bytes, last: float) -> float | None:
-    """Seconds from the last word to the end of the turn that holds it; None if none
-    ended (an utterance cut at `max_utterance_s` before the last word is not it)."""
+def end_after(audio: bytes, last: float) -> tuple[float | None, bool]:
+    """Seconds from the last word to the end of the turn that holds it (None if none
+    ended: an utterance cut at `max_utterance_s` before the last word is not it), and
+    whether the noise alone then started another turn, which would cut the reply."""
     detector = TurnDetector(
         VadConfig(aggressiveness=AGGRESSIVENESS[0]), gauge=None if WEBRTC_ONLY[0] else silero_latest
     )
+    ended: float | None = None
     for i in range(0, len(audio), FRAME):
         for event in detector.feed(audio[i : i + FRAME]):
-            if isinstance(event, SpeechEnded) and event.at >= last:
-                return event.at - last
-    return None
+            if isinstance(event, SpeechEnded) and event.at >= last and ended is None:
+                ended = event.at - last
+            elif isinstance(event, SpeechStarted) and ended is not None:
+                return ended, True
+    return ended, False
 
 
 def main() -> None:
@@ -63,7 +67,7 @@ def main() -> None:
     print("last word until the turn ends (the 500 ms stop in quiet)")
     print(
         f"{'noise':<7} {'SNR':>4} {'band':<6} {'n':>4} {'<= 1 s':>7} {'<= 2 s':>7}"
-        f" {'> 10 s':>7} {'p50':>7}"
+        f" {'> 10 s':>7} {'p50':>7} {'noise starts a turn after':>26}"
     )
     conditions = [("none", None)] + [
         (kind, float(snr)) for kind in ("babble", "street", "hum") for snr in args.snr.split(",")
@@ -71,19 +75,22 @@ def main() -> None:
     for kind, snr in conditions:
         for band in ("wide", "phone"):
             waits: list[float] = []
+            restarted = 0
             for i, sentence in enumerate(sentences):
                 for j, voice in enumerate(voices):
                     said = b"\0\0" * int(16000 * LEAD_S) + trim(speak(sentence, voice))
                     line = said + b"\0\0" * int(16000 * AFTER_S)
                     audio = condition(line, band, snr, kind if snr else "hum", seed=i + j)
                     last = voiced_end(said)
-                    wait = end_after(audio, last)
+                    wait, again = end_after(audio, last)
                     waits.append(AFTER_S if wait is None else wait)
+                    restarted += again
             n = len(waits)
             print(
                 f"{kind:<7} {snr or '-'!s:>4} {band:<6} {n:>4}"
                 f" {sum(w <= 1 for w in waits):>7} {sum(w <= 2 for w in waits):>7}"
-                f" {sum(w > 10 for w in waits):>7} {statistics.median(waits):>6.2f}s",
+                f" {sum(w > 10 for w in waits):>7} {statistics.median(waits):>6.2f}s"
+                f" {restarted:>26}",
                 flush=True,
             )
 

@@ -42,6 +42,8 @@ LOUD_FRAMES_KNOWN = 10
 GAUGE_EVERY = 4
 # Quiet frames since the turn was last at its loudness before any is asked about: 300 ms.
 QUIET_FIRST = 15
+# Voice within this ratio (12 dB) of the line's known noise needs the gauge to start a turn.
+NEW_TURN_ABOVE = 4.0
 
 
 @lru_cache(maxsize=8)
@@ -177,9 +179,11 @@ class TurnDetector:
         self._verdict: bool | None = None  # the gauge's last: line noise, through quiet frames
         self._verdict_age = 0
         self._since_loud = 0  # frames since one at the turn's loudness
-        self._quiet_voiced = 0  # of those, taken for voice by webrtcvad
+        self._quiet_voiced = 0  # of those, taken for voice by webrtcvad or sustained
         self._loud_p90 = 0.0  # the turn's loudness, as last read off `_loud`
         self._loud_known = 0  # how many of `_loud` it was read off
+        # The line's noise, as heard under the last turns: kept from turn to turn.
+        self._noise_rms = 0.0
         self.sample_rate = sample_rate
         self._vad = webrtcvad.Vad(self.config.aggressiveness)
         self._frame_bytes = sample_rate * self.config.frame_ms // 1000 * 2
@@ -257,15 +261,22 @@ class TurnDetector:
         sustained = not voiced and self._started_at is not None and rms >= config.sustain_rms
         if (voiced or sustained) and echo is not None and echo():
             voiced = sustained = False
-        if self._gauge is not None and self._confirmed:
+        if self._gauge is not None:
             self._recent = (self._recent + frame)[-GAUGE_WINDOW_BYTES:]
+        if self._gauge is not None and self._confirmed:
             self._since_loud += 1
             if not (voiced or sustained):
-                self._verdict = None  # a verdict holds through one run of quiet frames
+                self._verdict = None  # a verdict holds only while frames are in doubt
             elif self._line_noise(rms):
                 voiced = sustained = False
-            elif voiced:
-                self._loud.append(rms)
+                self._noise_rms = rms if not self._noise_rms else 0.9 * self._noise_rms + 0.1 * rms
+            elif voiced and rms >= self.config.quieter_than * self._loud_p90:
+                self._loud.append(rms)  # the turn's loudness, never its noise
+        elif voiced and self._noise_rms and rms < NEW_TURN_ABOVE * self._noise_rms:
+            # The noise a turn was heard over goes on after it: near its level, voice
+            # starts a turn only if the gauge hears speech, or the hum would start the
+            # next turn the moment this one ends, and cut the reply.
+            voiced = not self._gauge_hears_noise()
         else:
             self._verdict = None
         if self._started_at is None:
@@ -327,14 +338,21 @@ class TurnDetector:
         self._quiet_voiced += 1
         if self._since_loud < QUIET_FIRST or 2 * self._quiet_voiced < self._since_loud:
             return False
-        # Asked again every `GAUGE_EVERY` quiet frames, not each: its window spans them,
-        # and each call is a third of a millisecond.
+        return self._gauge_hears_noise()
+
+    def _gauge_hears_noise(self) -> bool:
+        """The gauge's verdict on the latest 128 ms: no speech. Asked again every
+        `GAUGE_EVERY` frames in doubt, not each: its window spans them, and each call is
+        a third of a millisecond."""
+        if self._gauge is None:
+            return False
         if self._verdict is None or self._verdict_age >= GAUGE_EVERY:
             try:
                 self._verdict = self._gauge(self._recent) < self.config.noise_below
             except Exception as error:  # a broken model must not end the call
                 log.warning("vad_gauge_failed error=%r", error)
                 self._gauge = None  # webrtcvad alone, as before, for this detector
+                self._noise_rms = 0.0
                 return False
             self._verdict_age = 0
         self._verdict_age += 1
@@ -376,8 +394,7 @@ class TurnDetector:
         return float(np.sqrt(np.mean(samples * samples)))
 
     def _reset(self) -> None:
-        self._loud = []
-        self._recent = b""
+        self._loud = []  # the line's last 128 ms (`_recent`) and noise level are kept
         self._verdict = None
         self._since_loud = self._quiet_voiced = self._loud_known = 0
         self._loud_p90 = 0.0

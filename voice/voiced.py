@@ -4,9 +4,11 @@ webrtcvad, which cuts the caller's utterances, takes a cough, a sneeze or a door
 voice, and Whisper then writes words for them ("What?", "I don't know."). Silero is
 trained to tell speech from such sounds. It ships inside the faster-whisper wheel
 (`faster_whisper/assets/silero_vad_v6.onnx`), so it costs no download and no
-dependency of its own. It only gives a second opinion (`voice.noise`), on speech
-said over a reply and on short turns: through the phone band in noise it misses short
-words that webrtcvad and Whisper hear ("Sorry?" at 5 dB), so it never decides alone.
+dependency of its own. It only gives a second opinion: on speech said over a reply
+and on short turns (`voice.noise`), and on quiet stretches of a turn that webrtcvad
+holds on through (`voice.vad`). Through the phone band in noise it misses short words
+that webrtcvad and Whisper hear ("Sorry?" at 5 dB), so it is asked only about what the
+other evidence already doubts.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ import numpy as np
 # Silero's window at 16 kHz: the model takes no other size.
 WINDOW = 512
 
-# A gauge gives the highest speech probability of any window of a clip (16 kHz PCM16);
-# a port, so tests and other recognisers can give their own.
+# A gauge gives a speech probability for a clip (16 kHz PCM16): the highest of any window
+# (`silero_voiced`), or the last window's (`silero_latest`, for the turn detector); a
+# port, so tests and other recognisers can give their own.
 SpeechGauge = Callable[[bytes], float]
 
 _model: Any = None

@@ -131,6 +131,14 @@ def test_a_turn_said_over_a_steady_hum_ends_as_one_said_in_quiet(tts) -> None:
     audio = _under(said, _hum(last + 3.0, rms=0.3 * _rms(said)))
     (turn,) = _ends(audio, silero_latest)
     assert last + 0.45 <= turn.at <= last + 0.8
+    # The hum that goes on is not the caller's next turn: nothing starts after this one
+    # ended, so the reply is not cut by it.
+    detector = TurnDetector(VadConfig(), gauge=silero_latest)
+    events = [e for chunk in frames(audio, 20) for e in detector.feed(chunk)]
+    assert [type(e).__name__ for e in events if isinstance(e, SpeechStarted | SpeechEnded)] == [
+        "SpeechStarted",
+        "SpeechEnded",
+    ]
     # Without the second model the same line holds the turn open past its end: the
     # test can fail.
     assert _ends(audio, None) == []
