@@ -19,6 +19,7 @@ audio (`words`), which a pause judged over pays for.
 
     .venv/bin/python benchmarks/end_of_turn.py [--voices tuned|new|all] [--band wide|phone]
         [--set daily|heldout|fresh|all] [--ends silence,audio,model] [--show] [--pauses 0.3,0.6,...]
+        [--noise babble:10]
 """
 
 from __future__ import annotations
@@ -153,6 +154,7 @@ async def run(
     which: str,
     show: bool,
     pauses: tuple[float, ...] = PAUSES,
+    noise: tuple[str, float | None] = ("hum", None),
 ) -> dict[str, object]:
     import voice.session as loop
 
@@ -181,7 +183,8 @@ async def run(
         for j, voice in enumerate(voices):
             for pause in pauses:
                 said, _start, resumed = paused(head, tail, voice, pause)
-                audio = condition(lead + said + b"\0\0" * 40000, band, None, "hum", seed=i + j)
+                line = lead + said + b"\0\0" * 40000
+                audio = condition(line, band, noise[1], noise[0], seed=i + j)
                 cut = len(lead) / 32000 + resumed
                 early = [t for t in await ends(audio, stt, turn) if t < cut]
                 trials += 1
@@ -194,8 +197,9 @@ async def run(
     for i, sentence in enumerate(complete):
         for j, voice in enumerate(voices):
             said = lead + trim(speak(sentence, voice)) + b"\0\0" * 40000
-            audio = condition(said, band, None, "hum", seed=i + j)
-            last = voiced_end(audio)
+            audio = condition(said, band, noise[1], noise[0], seed=i + j)
+            # Under noise the last loud sample is the noise's: the words end where they did.
+            last = voiced_end(audio if noise[1] is None else said)
             times = [t for t in await ends(audio, stt, turn) if t >= last - 0.05]
             if times:
                 waits.append(times[0] - last)
@@ -219,8 +223,8 @@ async def run(
         "premature": premature,
         "trials": trials,
         "by_pause": by_pause,
-        "wait_p50": statistics.median(waits),
-        "wait_p95": pct(waits, 0.95),
+        "wait_p50": statistics.median(waits) if waits else float("nan"),
+        "wait_p95": pct(waits, 0.95) if waits else float("nan"),
         # Complete sentences the rule waited on for more than a second: held as unfinished.
         "held": f"{sum(w > 1.0 for w in waits)}/{len(waits)}",
         "unended": missed,
@@ -244,19 +248,25 @@ def main() -> None:
     parser.add_argument(
         "--pauses", default=",".join(map(str, PAUSES)), help="seconds, comma-separated"
     )
+    parser.add_argument("--noise", default="", help="room noise under the line: babble:10")
     args = parser.parse_args()
+    kind, _, snr = args.noise.partition(":")
+    noise = (kind or "hum", float(snr) if snr else None)
     pauses = tuple(float(p) for p in args.pauses.split(","))
     voices = VOICE_SETS[args.voices]
     band = "clean" if args.band == "wide" else "phone"
-    print(f"voices {args.voices} ({len(voices)}), band {args.band}, set {args.set}")
+    print(
+        f"voices {args.voices} ({len(voices)}), band {args.band}, set {args.set}"
+        + (f", {noise[0]} at {noise[1]:g} dB SNR" if noise[1] is not None else "")
+    )
     print(
         f"{'end':<8} {'premature':>10} "
         + " ".join(f"{f'@{p}s':>6}" for p in pauses)
         + f" {'wait p50':>9} {'p95':>6} {'held>1s':>8} {'decision p50':>13} {'p95':>6}"
-        + f" {'words p50/p95':>14}"
+        + f" {'words p50/p95':>14} {'unended':>8}"
     )
     for end in args.ends.split(","):
-        r = asyncio.run(run(voices, band, end, args.set, args.show, pauses))
+        r = asyncio.run(run(voices, band, end, args.set, args.show, pauses, noise))
         decision = (
             f"{r['decision_p50_ms']:>11.1f}ms {r['decision_p95_ms']:>4.1f}ms"
             if r["decision_p50_ms"] is not None
@@ -266,7 +276,7 @@ def main() -> None:
             f"{end:<8} {r['premature']:>4}/{r['trials']:<5} "
             + " ".join(f"{r['by_pause'][p]:>6}" for p in pauses)  # type: ignore[index]
             + f" {r['wait_p50']:>8.2f}s {r['wait_p95']:>5.2f}s {r['held']:>8} {decision}"
-            + f" {r['words_ms']:>14}"
+            + f" {r['words_ms']:>14} {r['unended']:>8}"
         )
 
 

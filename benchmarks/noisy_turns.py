@@ -8,7 +8,7 @@ Each sentence is followed by 16 s of the same noise, in stream time (the figures
 not depend on the host).
 
     .venv/bin/python benchmarks/noisy_turns.py [--voices tuned|new|all] [--snr 20,10,5]
-        [--aggressiveness 0-3] [--webrtc-only]
+        [--noise babble,street,hum] [--aggressiveness 0-3] [--webrtc-only]
 """
 
 from __future__ import annotations
@@ -33,27 +33,32 @@ LEAD_S = 0.5
 AFTER_S = 16.0
 
 
-def end_after(audio: bytes, last: float) -> tuple[float | None, bool]:
+def end_after(audio: bytes, first: float, last: float) -> tuple[float | None, bool, bool]:
     """Seconds from the last word to the end of the turn that holds it (None if none
-    ended: an utterance cut at `max_utterance_s` before the last word is not it), and
-    whether the noise alone then started another turn, which would cut the reply."""
+    ended: an utterance cut at `max_utterance_s` before the last word is not it),
+    whether the noise alone then started another turn, which would cut the reply, and
+    whether a turn ended between the first word and the last (a reply too soon)."""
     detector = TurnDetector(
         VadConfig(aggressiveness=AGGRESSIVENESS[0]), gauge=None if WEBRTC_ONLY[0] else silero_latest
     )
     ended: float | None = None
+    split = False
     for i in range(0, len(audio), FRAME):
         for event in detector.feed(audio[i : i + FRAME]):
             if isinstance(event, SpeechEnded) and event.at >= last and ended is None:
                 ended = event.at - last
+            elif isinstance(event, SpeechEnded) and first < event.at < last:
+                split = True
             elif isinstance(event, SpeechStarted) and ended is not None:
-                return ended, True
-    return ended, False
+                return ended, True, split
+    return ended, False, split
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--snr", default="20,10,5")
+    parser.add_argument("--noise", default="babble,street,hum")
     parser.add_argument("--aggressiveness", type=int, default=VadConfig().aggressiveness)
     parser.add_argument(
         "--webrtc-only", action="store_true", help="webrtcvad alone, as before 2026-12-06"
@@ -67,30 +72,31 @@ def main() -> None:
     print("last word until the turn ends (the 500 ms stop in quiet)")
     print(
         f"{'noise':<7} {'SNR':>4} {'band':<6} {'n':>4} {'<= 1 s':>7} {'<= 2 s':>7}"
-        f" {'> 10 s':>7} {'p50':>7} {'noise starts a turn after':>26}"
+        f" {'> 10 s':>7} {'p50':>7} {'noise starts a turn after':>26} {'split':>6}"
     )
     conditions = [("none", None)] + [
-        (kind, float(snr)) for kind in ("babble", "street", "hum") for snr in args.snr.split(",")
+        (kind, float(snr)) for kind in args.noise.split(",") for snr in args.snr.split(",")
     ]
     for kind, snr in conditions:
         for band in ("wide", "phone"):
             waits: list[float] = []
-            restarted = 0
+            restarted = splits = 0
             for i, sentence in enumerate(sentences):
                 for j, voice in enumerate(voices):
                     said = b"\0\0" * int(16000 * LEAD_S) + trim(speak(sentence, voice))
                     line = said + b"\0\0" * int(16000 * AFTER_S)
                     audio = condition(line, band, snr, kind if snr else "hum", seed=i + j)
                     last = voiced_end(said)
-                    wait, again = end_after(audio, last)
+                    wait, again, split = end_after(audio, LEAD_S, last)
                     waits.append(AFTER_S if wait is None else wait)
                     restarted += again
+                    splits += split
             n = len(waits)
             print(
                 f"{kind:<7} {snr or '-'!s:>4} {band:<6} {n:>4}"
                 f" {sum(w <= 1 for w in waits):>7} {sum(w <= 2 for w in waits):>7}"
                 f" {sum(w > 10 for w in waits):>7} {statistics.median(waits):>6.2f}s"
-                f" {restarted:>26}",
+                f" {restarted:>26} {splits:>6}",
                 flush=True,
             )
 
