@@ -8,17 +8,13 @@ not wall time), so tests and benchmarks are exact:
   `min_speech_ms` of voice (a cough never starts a turn or barges in);
 - speech ends after `stop_ms` of silence (a caller pausing for less keeps the
   turn), or at `max_utterance_s`;
-- inside a turn, steady room noise under the caller is silence, by a second model's
-  opinion of frames much quieter than the turn's voice (`VadConfig.quieter_than`).
+- room noise under the caller (a road, a hum, a television) is silence, by its level
+  and a second model's opinion (`voice.linenoise`).
 
 webrtcvad adapts to its input and, after a loud burst, took a second of steady
 hiss for speech (a test caught it). A frame also has to be spectrally uneven to
 count as voice: measured here, voiced speech has a median spectral flatness of
 0.001 to 0.025, white noise 0.556.
-
-The module runs a little over 400 lines: the room-noise rule reads the same frames,
-in the same step, as the state machine it changes, and split out it would need that
-state handed to it frame by frame.
 """
 
 from __future__ import annotations
@@ -32,22 +28,13 @@ from functools import lru_cache
 import numpy as np
 import webrtcvad
 
-from voice.voiced import LATEST_WINDOWS, WINDOW, SpeechGauge
+from voice.linenoise import LineNoise
+from voice.voiced import SpeechGauge
 
 log = logging.getLogger("voice.vad")
 
 VAD_RATES = (8000, 16000, 32000, 48000)
 GAUGE_RATE = 16000
-# What the gauge reads when a frame is in doubt: the latest 128 ms, Silero's last
-# window after three more (`voice.voiced.silero_latest`).
-GAUGE_WINDOW_BYTES = LATEST_WINDOWS * WINDOW * 2
-# How many voiced frames tell the turn's loudness: 200 ms, as `min_speech_ms`.
-LOUD_FRAMES_KNOWN = 10
-GAUGE_EVERY = 4
-# Quiet frames since the turn was last at its loudness before any is asked about: 300 ms.
-QUIET_FIRST = 15
-# Voice within this ratio (12 dB) of the line's known noise needs the gauge to start a turn.
-NEW_TURN_ABOVE = 4.0
 
 
 @lru_cache(maxsize=8)
@@ -97,7 +84,7 @@ class VadConfig:
     # (the detector's `gauge`, Silero on the last 128 ms); under `noise_below` it is the
     # line's noise, and silence. Silero scored a road and a hum 0.05 at most at 5 and
     # 10 dB SNR, and no window of the sentence under them below 0.15. Background talkers
-    # are speech to it too: see docs/performance.md.
+    # are speech to it too, and told by level (`voice.linenoise`).
     quieter_than: float = 0.5
     noise_below: float = 0.15
 
@@ -170,24 +157,20 @@ class TurnDetector:
         gauge: SpeechGauge | None = None,
     ) -> None:
         """`gauge`: a second model's speech probability at the end of a clip
-        (`voice.voiced.silero_latest`), for quiet frames inside a turn; None trusts
-        webrtcvad alone."""
+        (`voice.voiced.silero_latest`), for telling the room from the caller
+        (`voice.linenoise`); None trusts webrtcvad alone."""
         if sample_rate not in VAD_RATES:
             raise ValueError(f"webrtcvad takes {VAD_RATES} Hz, not {sample_rate}")
         if gauge is not None and sample_rate != GAUGE_RATE:
             raise ValueError(f"the gauge takes {GAUGE_RATE} Hz audio")
         self.config = config or VadConfig()
-        self._gauge = gauge
-        self._loud: list[float] = []  # each voiced frame's RMS, this utterance
-        self._recent = b""  # the last gauge window's samples
-        self._verdict: bool | None = None  # the gauge's last: line noise, through quiet frames
-        self._verdict_age = 0
-        self._since_loud = 0  # frames since one at the turn's loudness
-        self._quiet_voiced = 0  # of those, taken for voice by webrtcvad or sustained
-        self._loud_p90 = 0.0  # the turn's loudness, as last read off `_loud`
-        self._loud_known = 0  # how many of `_loud` it was read off
-        # The line's noise, as heard under the last turns: kept from turn to turn.
-        self._noise_rms = 0.0
+        self._room = (
+            None
+            if gauge is None
+            else LineNoise(
+                gauge, quieter_than=self.config.quieter_than, noise_below=self.config.noise_below
+            )
+        )
         self.sample_rate = sample_rate
         self._vad = webrtcvad.Vad(self.config.aggressiveness)
         self._frame_bytes = sample_rate * self.config.frame_ms // 1000 * 2
@@ -263,26 +246,21 @@ class TurnDetector:
         )
         rms = self._rms(frame)
         sustained = not voiced and self._started_at is not None and rms >= config.sustain_rms
-        if (voiced or sustained) and echo is not None and echo():
+        echoed = (voiced or sustained) and echo is not None and echo()
+        if echoed:
             voiced = sustained = False
-        if self._gauge is not None:
-            self._recent = (self._recent + frame)[-GAUGE_WINDOW_BYTES:]
-        if self._gauge is not None and self._confirmed:
-            self._since_loud += 1
-            if not (voiced or sustained):
-                self._verdict = None  # a verdict holds only while frames are in doubt
-            elif self._line_noise(rms):
+        if self._room is not None and self._room.active:
+            caller = self._room.judge(
+                frame,
+                rms,
+                voiced=voiced,
+                sustained=sustained,
+                echo=echoed,
+                started=self._started_at is not None,
+                confirmed=self._confirmed,
+            )
+            if not caller:
                 voiced = sustained = False
-                self._noise_rms = rms if not self._noise_rms else 0.9 * self._noise_rms + 0.1 * rms
-            elif voiced and rms >= self.config.quieter_than * self._loud_p90:
-                self._loud.append(rms)  # the turn's loudness, never its noise
-        elif voiced and self._noise_rms and rms < NEW_TURN_ABOVE * self._noise_rms:
-            # The noise a turn was heard over goes on after it: near its level, voice
-            # starts a turn only if the gauge hears speech, or the hum would start the
-            # next turn the moment this one ends, and cut the reply.
-            voiced = not self._gauge_hears_noise()
-        else:
-            self._verdict = None
         if self._started_at is None:
             if not voiced:
                 self._preroll.append(frame)
@@ -315,52 +293,19 @@ class TurnDetector:
             self._rechecked = True
             events.append(SpeechStillPaused(at=self._clock, audio=b"".join(self._utterance)))
         utterance_s = len(self._utterance) * self._frame_s
-        stop_ms = config.stop_ms if self._stop_ms is None else self._stop_ms
+        stop_ms = max(
+            config.stop_ms if self._stop_ms is None else self._stop_ms, self._least_stop()
+        )
         if self._silence_s * 1000 >= stop_ms or utterance_s >= config.max_utterance_s:
             events += self._end()
         return events
 
-    def _line_noise(self, rms: float) -> bool:
-        """A frame taken for voice inside a turn is the line's steady noise: much
-        quieter than the turn's voice, in a quiet stretch of `QUIET_FIRST` frames or more
-        that webrtcvad took for voice at least half of, and no speech to the gauge."""
-        assert self._gauge is not None
-        if len(self._loud) < LOUD_FRAMES_KNOWN:
-            return False
-        if len(self._loud) >= self._loud_known + LOUD_FRAMES_KNOWN // 2:
-            # Read again every few voiced frames, not each: a percentile per frame was
-            # 15 ms of the loop's CPU over the reference turn.
-            self._loud_p90 = float(np.percentile(self._loud, 90))
-            self._loud_known = len(self._loud)
-        if rms >= self.config.quieter_than * self._loud_p90:
-            self._verdict, self._since_loud, self._quiet_voiced = None, 0, 0
-            return False
-        # Steady noise holds webrtcvad on through most of a quiet stretch; a caller's
-        # own pause ("Hello, | I would like") has a stray voiced frame or two. Judged at
-        # once, such frames gave the reference line a pause, and every turn a
-        # speculative decode: +0.2 CPU-s a turn.
-        self._quiet_voiced += 1
-        if self._since_loud < QUIET_FIRST or 2 * self._quiet_voiced < self._since_loud:
-            return False
-        return self._gauge_hears_noise()
-
-    def _gauge_hears_noise(self) -> bool:
-        """The gauge's verdict on the latest 128 ms: no speech. Asked again every
-        `GAUGE_EVERY` frames in doubt, not each: its window spans them, and each call is
-        a third of a millisecond."""
-        if self._gauge is None:
-            return False
-        if self._verdict is None or self._verdict_age >= GAUGE_EVERY:
-            try:
-                self._verdict = self._gauge(self._recent) < self.config.noise_below
-            except Exception as error:  # a broken model must not end the call
-                log.warning("vad_gauge_failed error=%r", error)
-                self._gauge = None  # webrtcvad alone, as before, for this detector
-                self._noise_rms = 0.0
-                return False
-            self._verdict_age = 0
-        self._verdict_age += 1
-        return self._verdict
+    def _least_stop(self) -> int:
+        """Under talkers, a pause is the room's level, not silence, and the end-of-turn
+        model judged such pauses wrong both ways (docs/performance.md): the turn ends
+        only after the hold, as one judged unfinished."""
+        talkers = self._room is not None and self._room.active and self._room.talkers_heard
+        return self.config.hold_ms if talkers else 0
 
     def stop_after(self, stop_ms: int) -> list[VadEvent]:
         """End this pause's turn after `stop_ms` of silence instead of `config.stop_ms`
@@ -368,6 +313,7 @@ class TurnDetector:
         before then puts the usual stop back."""
         if not self._paused:
             return []
+        stop_ms = max(stop_ms, self._least_stop())
         if self._silence_s * 1000 >= stop_ms:
             return self._end()  # audio already queued in `_pending` stays for what follows
         self._stop_ms = stop_ms
@@ -390,6 +336,8 @@ class TurnDetector:
         )
         confirmed = self._confirmed
         self._reset()
+        if self._room is not None:
+            self._room.turn_over()
         return [ended] if confirmed else []
 
     @staticmethod
@@ -398,10 +346,6 @@ class TurnDetector:
         return float(np.sqrt(np.mean(samples * samples)))
 
     def _reset(self) -> None:
-        self._loud = []  # the line's last 128 ms (`_recent`) and noise level are kept
-        self._verdict = None
-        self._since_loud = self._quiet_voiced = self._loud_known = 0
-        self._loud_p90 = 0.0
         self._utterance = []
         self._started_at = None
         self._confirmed = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voice.vad import SpeechEnded, SpeechStarted, TurnDetector, VadConfig
+from voice.vad import SpeechEnded, SpeechPaused, SpeechStarted, TurnDetector, VadConfig
 
 from .speech import cough, espeak, frames, mix, noise, piper, silence, trim
 
@@ -70,7 +70,7 @@ def kinds(events: list) -> list[str]:
 
 
 def test_a_pause_offers_the_utterance_so_far_and_voice_withdraws_it(tts) -> None:
-    from voice.vad import SpeechPaused, SpeechResumed
+    from voice.vad import SpeechResumed
 
     first, rest = trim(piper("I would like")), trim(piper("two boxes of ibuprofen."))
     events = run(silence(0.5) + first + silence(0.3) + rest + silence(1.0))
@@ -184,3 +184,100 @@ def test_a_failing_second_model_leaves_the_turn_to_webrtcvad(tts, caplog) -> Non
     assert [r.message for r in caplog.records].count(
         "vad_gauge_failed error=RuntimeError('no model')"
     ) == 1
+
+
+def _chatter(seconds: float) -> bytes:
+    """A television's talkers: three voices at once, saying nothing a caller would."""
+    from voice.degrade import babble
+
+    lines = (
+        ("Did you see the match on Saturday, it was a proper mess.", "en-gb+m3"),
+        ("I told her the bus was late again and she just laughed.", "en-us+f2"),
+        ("We're off to my sister's for the weekend if it stays dry.", "en-gb-x-rp+m2"),
+    )
+    return babble([espeak(text, voice) for text, voice in lines], seconds)
+
+
+def test_a_turn_said_with_people_talking_behind_ends_and_they_start_none(tts) -> None:
+    from voice.degrade import mix_at_snr
+    from voice.voiced import silero_latest
+
+    said = silence(0.5) + trim(piper("I need something for a headache."))
+    last = len(said) / 2 / 16000
+    # Talkers 10 dB under the caller, from before the first word to long after the last.
+    audio = mix_at_snr(said + silence(6.0), _chatter(8.0), 10.0)
+    detector = TurnDetector(VadConfig(), gauge=silero_latest)
+    events = [e for chunk in frames(audio, 20) for e in detector.feed(chunk)]
+    # One turn, ended after the hold an unfinished sentence gets (the end-of-turn model
+    # misjudges pauses under talkers); the talkers who go on start none, so they would
+    # not cut the reply.
+    assert [type(e).__name__ for e in events if isinstance(e, SpeechStarted | SpeechEnded)] == [
+        "SpeechStarted",
+        "SpeechEnded",
+    ]
+    (turn,) = ended(events)
+    hold = VadConfig().hold_ms / 1000
+    assert last + hold <= turn.at <= last + hold + 0.6
+    # webrtcvad alone takes the talkers for the caller: the turn never ends.
+    assert _ends(audio, None) == []
+
+
+def test_the_caller_is_heard_again_over_the_talkers_and_after_they_stop(tts) -> None:
+    from voice.degrade import mix_at_snr
+    from voice.voiced import silero_latest
+
+    first = trim(piper("I need something for a headache."))
+    second = trim(piper("Two boxes, please."))
+    line = silence(0.5) + first + silence(3.0) + second + silence(3.0)
+    talked_over = mix_at_snr(line, _chatter(12.0), 10.0)
+    # The television goes off; the caller, now softer than the talkers were, says more.
+    quiet = mix(silence(1.0) + _scaled(second, 0.2) + silence(2.0), noise_level=30)
+    detector = TurnDetector(VadConfig(), gauge=silero_latest)
+    events = [e for chunk in frames(talked_over + quiet, 20) for e in detector.feed(chunk)]
+    turns = [e for e in events if isinstance(e, SpeechStarted | SpeechEnded)]
+    assert [type(e).__name__ for e in turns] == ["SpeechStarted", "SpeechEnded"] * 3
+    second_at = (len(line) - len(second)) / 2 / 16000 - 3.0
+    third_at = len(talked_over) / 2 / 16000 + 1.0
+    assert second_at - 0.35 <= turns[2].at <= second_at + 0.3
+    assert third_at - 0.35 <= turns[4].at <= third_at + 0.3
+
+
+def _scaled(pcm: bytes, gain: float) -> bytes:
+    import numpy as np
+
+    return (np.frombuffer(pcm, "<i2") * gain).astype("<i2").tobytes()
+
+
+def test_a_sentence_that_falls_quiet_over_a_hum_is_one_turn(tts) -> None:
+    from voice.degrade import hum, mix_at_snr
+    from voice.voiced import silero_latest
+
+    # This voice says "like" three times louder than the rest: the rest sits a few dB
+    # over the hum, near the line's floor, and must still be the caller's.
+    said = silence(0.5) + trim(piper("I'd like some loratadine for my hay fever."))
+    last = len(said) / 2 / 16000
+    audio = mix_at_snr(said + silence(3.0), hum(8.0), 10.0)
+    (turn,) = _ends(audio, silero_latest)
+    assert last <= turn.at <= last + 0.8
+
+
+def test_a_caller_going_on_softly_after_a_pause_over_a_hum_is_not_cut(tts) -> None:
+    from voice.degrade import hum, mix_at_snr
+    from voice.voiced import silero_latest
+
+    # The pause is judged over as soon as it can be (an end-of-turn model's "done"),
+    # and the caller goes on, 10 dB softer, before the turn ends.
+    head = trim(piper("I need something for my"))
+    tail = _scaled(trim(piper("headache, and my son's cough.")), 0.3)
+    said = silence(0.5) + head + silence(0.3) + tail
+    last = len(said) / 2 / 16000
+    audio = mix_at_snr(said + silence(3.0), hum(8.0), 10.0)
+    detector = TurnDetector(VadConfig(), gauge=silero_latest)
+    events = []
+    for chunk in frames(audio, 20):
+        for event in detector.feed(chunk):
+            events.append(event)
+            if isinstance(event, SpeechPaused):
+                events += detector.stop_after(VadConfig().done_ms)
+    (turn,) = ended(events)
+    assert turn.at >= last
