@@ -108,7 +108,7 @@ class LineNoise:
         self._outside = 0  # frames in a row outside any utterance
         self._inside = 0  # and inside the one under way
         self._noise_rms = 0.0  # the room's level, as judged under the last turns
-        self._talkers = False  # that room was judged by level: the gauge hears it as speech
+        self._talkers = False  # the line has had talkers behind a turn, and is not quiet since
         self._quiet_run = 0  # frames in a row well under the room's level, outside a turn
         self.turn_over()
 
@@ -129,7 +129,8 @@ class LineNoise:
         self._head: list[float] = []  # the utterance's levels from 200 to 500 ms in
         self._head_clip = bytearray()  # and its audio, from 200 ms in
         self._room_talks: bool | None = None  # the room under this turn is speech to the gauge
-        # The room's level under this turn, once read: `_room` does not change during it.
+        # The room's level under this turn, once read: `_room_levels` does not change
+        # during it.
         self._floor: float | None = None
         self._room_run = 0  # frames of this quiet stretch judged the room
         self._talkers_seen = False  # and one of them by level, the gauge hearing speech
