@@ -220,12 +220,17 @@ class LineNoise:
         self._powers.append(rms * rms)
         if len(self._powers) < FLOOR_FRAMES:
             return None
-        return float(np.sqrt(sum(list(self._powers)[-FLOOR_FRAMES:]) / FLOOR_FRAMES))
+        return self._level(FLOOR_FRAMES)
+
+    def _level(self, frames: int) -> float:
+        """The RMS of the last `frames` frames (as many as there are, if fewer)."""
+        last = list(self._powers)[-frames:]
+        return float(np.sqrt(sum(last) / len(last)))
 
     def _heard_room(self, rms: float, *, talkers: bool) -> None:
         if talkers and not self._talkers:
             # From the last 300 ms, not one frame: the frame may be a lull among them.
-            self._noise_rms = float(np.sqrt(np.mean(list(self._powers)[-ROOM_FRAMES:])))
+            self._noise_rms = self._level(ROOM_FRAMES)
         elif not self._noise_rms:
             self._noise_rms = rms
         move = TALKERS_MOVE if talkers or self._talkers else STEADY_MOVE
@@ -272,7 +277,7 @@ class LineNoise:
         if self._verdict is not False or len(self._powers) < ROOM_FRAMES:
             return False
         room = self._room_level()
-        level = float(np.sqrt(sum(list(self._powers)[-ROOM_FRAMES:]) / ROOM_FRAMES))
+        level = self._level(ROOM_FRAMES)
         return (
             level < ROOM_BELOW * self._loud_p90
             and level < FLOOR_WITHIN * room
