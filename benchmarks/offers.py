@@ -8,10 +8,17 @@ before the change for the baseline.
 
     .venv/bin/python benchmarks/product_names.py --set S --voices all --dump /tmp/S.jsonl
     .venv/bin/python benchmarks/offers.py /tmp/S.jsonl [...] [--show]
+    .venv/bin/python benchmarks/offers.py --absent
+
+`--absent` asks instead for each drug in benchmarks/data/absent_drugs.txt, which the
+catalogue does not hold: how many the search takes for a product it holds (a name
+matched at 0.78 or more), and how many of those the agents offer rather than ask about.
 
 A reply is one product offered, one asked about first ("did you say ...?"), a list
 holding the product said or not, or nothing found; *wrong* is another product than
-the one the sentence names.
+the one the sentence names. *Found* and *top wrong* are `product_names.py`'s figures
+(the transcript names the product or the search's top hit is it; the top hit is another
+product), for a change to the search itself.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _harness import REPO, pct  # noqa: E402
+from sqlalchemy.engine import Engine  # noqa: E402
 
 sys.path.insert(0, str(REPO))
 
@@ -35,20 +43,26 @@ KINDS = ("offered right", "offered wrong", "asked right", "asked wrong", "listed
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("dumps", nargs="+", type=Path)
+    parser.add_argument("dumps", nargs="*", type=Path)
+    parser.add_argument("--absent", action="store_true", help="drugs the catalogue lacks")
     parser.add_argument("--show", action="store_true", help="print every wrong offer")
     args = parser.parse_args()
 
+    from product_names import named
     from sqlmodel import Session
 
     from agents.tools.catalogue import answer_search
     from models import make_engine
     from models.catalogue import load_catalogue
+    from models.search import search_products
 
     db = make_engine("sqlite:///:memory:")
     load_catalogue(db)
+    if args.absent:
+        absent(db)
+        return
     print(
-        f"{'transcripts':<28} {'condition':<9} {'n':>4} "
+        f"{'transcripts':<28} {'condition':<9} {'n':>4} {'found':>6} {'top wrong':>9} "
         + " ".join(f"{k:>{len(k)}}" for k in KINDS)
     )
     took: list[float] = []
@@ -69,14 +83,20 @@ def main() -> None:
                 kind = "listed, holding it" if right & set(shown) else "listed, without it"
             else:
                 kind = "nothing"
-            counts.setdefault(record["condition"], Counter())[kind] += 1
+            seen = counts.setdefault(record["condition"], Counter())
+            seen[kind] += 1
+            with Session(db) as session:
+                top = [h.product.name for h in search_products(session, record["heard"], limit=1)]
+            seen["found"] += any(named(record["heard"], p) for p in right) or bool(right & set(top))
+            seen["top wrong"] += bool(top) and top[0] not in right
             if args.show and kind == "offered wrong":
                 print(f"  {record['condition']} {record['voice']:<18} {record['text']!r} -> "
                       f"{record['heard']!r} -> {shown[0]}")  # fmt: skip
         for condition, seen in counts.items():
+            n = sum(seen[k] for k in KINDS)
             print(
-                f"{path.name:<28} {condition:<9} {sum(seen.values()):>4} "
-                + " ".join(f"{seen[k]:>{len(k)}}" for k in KINDS)
+                f"{path.name:<28} {condition:<9} {n:>4} {100 * seen['found'] / n:>5.1f}% "
+                f"{seen['top wrong']:>9} " + " ".join(f"{seen[k]:>{len(k)}}" for k in KINDS)
             )
     db.dispose()
     # The first answers warm the caches; the rest are what a turn pays.
@@ -85,6 +105,33 @@ def main() -> None:
         f"answer_search per transcript: p50 {1000 * pct(warm, 0.5):.2f} ms, "
         f"p95 {1000 * pct(warm, 0.95):.2f} ms ({len(warm)} after 50 to warm up)"
     )
+
+
+def absent(db: Engine) -> None:
+    from sqlmodel import Session
+
+    from agents.tools.catalogue import answer_search
+    from models.search import search_products
+
+    lines = (REPO / "benchmarks/data/absent_drugs.txt").read_text().splitlines()
+    drugs = [line for line in lines if line and not line.startswith("#")]
+    taken: list[str] = []
+    offered: list[str] = []
+    for drug in drugs:
+        said = f"do you have {drug}?"
+        with Session(db) as session:
+            hits = [h for h in search_products(session, said, limit=1) if h.name_score >= 0.78]
+            answer = answer_search(session, said, said, "USD")
+        if hits:
+            taken.append(f"{drug} -> {hits[0].product.name} ({hits[0].name_score:.2f})")
+        if len(answer.products) == 1 and not answer.asked:
+            offered.append(f"{drug} -> {answer.products[0].name}")
+    print(f"{len(drugs)} drugs the catalogue lacks; taken for one it holds: {len(taken)}")
+    for line in taken:
+        print(f"  {line}")
+    print(f"offered outright as another product: {len(offered)}")
+    for line in offered:
+        print(f"  {line}")
 
 
 if __name__ == "__main__":

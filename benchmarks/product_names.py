@@ -12,7 +12,7 @@ transcript is printed as well, and what the agent would say of each transcript: 
 product offered, one asked about first ("did you say ...?", for a product found by a
 guess), or a list of options.
 
-    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|fresh3|fresh4|fresh5|all]
+    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|all]
         [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
         [--rescore K [--margin M]] [--gate T] [--denoise none|rnnoise|deepfilter]
 
@@ -132,7 +132,17 @@ def main() -> None:
     parser.add_argument(
         "--set",
         default="daily",
-        choices=("daily", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all"),
+        choices=(
+            "daily",
+            "heldout",
+            "fresh",
+            "fresh2",
+            "fresh3",
+            "fresh4",
+            "fresh5",
+            "fresh6",
+            "all",
+        ),
     )
     parser.add_argument("--voices", default="new", choices=tuple(VOICE_SETS))
     parser.add_argument("--conditions", default="clean,phone10")
