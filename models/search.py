@@ -143,31 +143,7 @@ def _sound_similarity(gram: tuple[str, ...], target: tuple[str, ...]) -> float:
     if not name or len(name) < _SOUND_MIN:
         return 0.0
     heard = sounds_of(gram)
-    if not heard:
-        return 0.0
-    plain = ratio(heard, name)
-    return float(_heard_like(plain, ratio(_one_vowel(heard), _one_vowel(name)))) / 100
-
-
-@lru_cache(maxsize=8192)
-def _one_vowel(sounds: str) -> str:
-    """Sound classes with every vowel as one: a recogniser that does not know a name
-    keeps its consonants and guesses its vowels ("rikortison" for hydrocortisone,
-    "tobirafine" for terbinafine, "mebibyrin" for mebeverine)."""
-    return re.sub(r"(.)\1+", r"\1", re.sub(r"[io]", "a", sounds))
-
-
-# The most a likeness heard with the vowels set aside counts (of 100): below the 0.85
-# from which the agents offer a product outright (agents/tools/catalogue.py,
-# GUESS_SCORE), so that a name found only so is asked about, never offered.
-_VOWELS_BLIND = 84.0
-
-
-def _heard_like(plain: np.ndarray | float, vowels_as_one: np.ndarray | float) -> np.ndarray:
-    """How alike a made-up word and a name sound (of 100), from their sound classes
-    compared as they are and with the vowels as one: the second counts half. Taken
-    alone it found "and lemon" in "Cantlamine lotion" before Calamine Lotion."""
-    return np.maximum(plain, np.minimum(np.add(plain, vowels_as_one) / 2, _VOWELS_BLIND))
+    return ratio(heard, name) / 100 if heard else 0.0
 
 
 def _first_ingredient(ingredients: str) -> str:
@@ -253,29 +229,21 @@ def _brands(products: tuple[_Named, ...]) -> Mapping[str, tuple[str, ...]]:
 def _target_table(
     products: tuple[_Named, ...],
 ) -> tuple[
-    tuple[tuple[int, tuple[str, ...], float, bool], ...],
+    tuple[tuple[int, tuple[str, ...], float], ...],
     tuple[tuple[str, ...], ...],
     tuple[tuple[str, ...], ...],
 ]:
-    """Every (product, target, weight, whether the target is that product's alone), then
-    the targets that are names or ingredients, then those that are brands only: built
-    once per catalogue, not once per search."""
+    """Every (product, target, weight), then the targets that are names or ingredients,
+    then those that are brands only: built once per catalogue, not once per search."""
     # Without keywords (`only_everyday_words`' one product) there are no brands to find.
     brands = _brands(products) if any(p.keywords for p in products) else {}
-    every = [
+    named = tuple(
         (i, words, weight)
         for i, p in enumerate(products)
         for words, weight in _targets(p.name, p.active_ingredient, brands.get(p.sku, ()))
-    ]
-    # Words several products are called by ("nasal spray", "eye drops") say what kind of
-    # thing was asked for, not which: products found by them are told apart by their
-    # own words, or "Clorrimf medical eye drops" finds Lubricating Eye Drops.
-    holders: dict[tuple[str, ...], set[int]] = {}
-    for i, words, _ in every:
-        holders.setdefault(words, set()).add(i)
-    named = tuple((i, words, weight, len(holders[words]) == 1) for i, words, weight in every)
+    )
     names = tuple(sorted({w for p in products for w, _ in _targets(p.name, p.active_ingredient)}))
-    return named, names, tuple(sorted({words for _, words, _, _ in named} - set(names)))
+    return named, names, tuple(sorted({words for _, words, _ in named} - set(names)))
 
 
 @lru_cache(maxsize=4096)
@@ -300,19 +268,13 @@ class _Named(NamedTuple):
 
 
 def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
-    """Each product's best match among the windows of what was said (`_fuzzy_matches`)."""
-    return {sku: score for sku, (score, _) in _fuzzy_matches(products, query).items()}
-
-
-def _fuzzy_matches(products: list[_Named], query: str) -> dict[str, tuple[float, float]]:
-    """Each product's best match among the windows of what was said, and its best on
-    the words only it is called by. Every window is compared with every name a product
-    may be called by at once, in rapidfuzz's C++ (`cdist`): a long sentence is a
-    hundred windows against three hundred names, and pair by pair in Python that took
-    80 ms a search (docs/performance.md)."""
+    """Each product's best match among the windows of what was said. Every window is
+    compared with every name a product may be called by at once, in rapidfuzz's C++
+    (`cdist`): a long sentence is a hundred windows against three hundred names, and
+    pair by pair in Python that took 80 ms a search (docs/performance.md)."""
     windows = sorted(_windows(_tokens(query)))
     if not windows:
-        return {p.sku: (0.0, 0.0) for p in products}
+        return {p.sku: 0.0 for p in products}
     named, names, only_brands = _target_table(tuple(products))
     targets = [*names, *only_brands]
     column = {words: j for j, words in enumerate(targets)}
@@ -342,23 +304,13 @@ def _fuzzy_matches(products: list[_Named], query: str) -> dict[str, tuple[float,
         covered[cells] = part_covered
         alike[cells] = np.where(some_made_up | as_is, part_alike, 0.0)
     best = [0.0] * len(products)
-    own = [0.0] * len(products)
-    for i, words, weight, alone in named:
+    for i, words, weight in named:
         j = column[words]
         if j >= len(names) and not rows:
             continue  # no window was compared with the brands
-        score = float(np.max(weight * covered[:, j] * alike[:, j]))
-        best[i] = max(best[i], score)
-        if alone:
-            own[i] = max(own[i], score)
-    # Below 0.78, a "match" is two unrelated words that share a few letters. How near
-    # the words came to what only this product is called, from 0.7, orders products
-    # found by the words they share ("Clorrimf medical eye drops"); below that it is
-    # chance, and the plainer product comes first.
-    return {
-        p.sku: (b if b >= 0.78 else 0.0, o if o >= 0.7 else 0.0)
-        for p, b, o in zip(products, best, own, strict=True)
-    }
+        best[i] = max(best[i], float(np.max(weight * covered[:, j] * alike[:, j])))
+    # Below 0.78, a "match" is two unrelated words that share a few letters.
+    return {p.sku: (b if b >= 0.78 else 0.0) for p, b in zip(products, best, strict=True)}
 
 
 def _similarities(
@@ -409,15 +361,9 @@ def _similarities(
     heard = [sounds_of(windows[r]) or "" for r in made_up]
     by_sound = [j for j, t in enumerate(targets) if len(sounds_of(t) or "") >= _SOUND_MIN]
     if made_up and by_sound:
-        said_as = [sounds_of(targets[j]) or "" for j in by_sound]
-        plain = cdist(heard, said_as, scorer=ratio, dtype=np.float64)
-        vowels_as_one = cdist(
-            [_one_vowel(h) for h in heard],
-            [_one_vowel(n) for n in said_as],
-            scorer=ratio,
-            dtype=np.float64,
+        spoken_like = cdist(
+            heard, [sounds_of(targets[j]) or "" for j in by_sound], scorer=ratio, dtype=np.float64
         )
-        spoken_like = _heard_like(plain, vowels_as_one)
         rows, cols = np.ix_(made_up, by_sound)
         alike[rows, cols] = np.maximum(alike[rows, cols], spoken_like / 100)
     # A 4-letter gram is never a 12-letter name.
@@ -490,8 +436,7 @@ def search_products(
             select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
         ).all()
     ]
-    matches = _fuzzy_matches(named, query)
-    names = {sku: score for sku, (score, _) in matches.items()}
+    names = _fuzzy_scores(named, query)
     scores = dict(names)
     fts = _fts_order(db, query)
     for rank, sku in enumerate(fts):
@@ -503,13 +448,11 @@ def search_products(
         (Hit(by_sku[sku], score, names.get(sku, 0.0)) for sku, score in chosen.items()),
         # Equal scores: a name the caller said before a symptom's product ("Clochter
         # Masal cream for athlete's foot" is Clotrimazole, not Terbinafine), then the
-        # product whose own words were nearer what was said, then the plainer product
-        # (shorter name), so "paracetamol" finds Paracetamol before Children's
-        # Paracetamol Suspension.
+        # plainer product (shorter name), so "paracetamol" finds Paracetamol before
+        # Children's Paracetamol Suspension.
         key=lambda h: (
             -round(h.score, 3),
             -round(h.name_score, 3),
-            -round(matches[h.product.sku][1], 3),
             len(h.product.name),
             h.product.sku,
         ),

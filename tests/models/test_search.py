@@ -210,32 +210,10 @@ def test_symptoms_find_products_by_full_text(db) -> None:
     assert allergy & {"LOR10-30", "CET10-30", "FEX120-30"}
 
 
-@pytest.mark.parametrize("noise", ["I will take two boxes", "hello", "yes please"])
+@pytest.mark.parametrize("noise", ["I will take two boxes", "hello", "yes please", "ranitidine"])
 def test_words_that_name_no_product_find_nothing(db, noise: str) -> None:
     with Session(db) as s:
         assert [h for h in search_products(s, noise) if h.name_score >= 0.75] == []
-
-
-def test_a_made_up_word_is_heard_with_its_vowels_set_aside(db, monkeypatch) -> None:
-    """A recogniser keeps an unknown name's consonants and guesses its vowels: a match
-    found only so counts below the agents' offer (GUESS_SCORE 0.85), so it is asked
-    about (tests/agents/test_guessed_names.py holds what the caller hears)."""
-    with Session(db) as s:
-        [hit, *_] = search_products(s, "got any klotrommanel cream")
-        assert hit.product.sku == "CLOTR-20"
-        assert 0.78 <= hit.name_score < 0.85
-        # What makes the test able to fail: with the vowels compared, nothing is found.
-        monkeypatch.setattr(search, "_one_vowel", lambda sounds: sounds)
-        assert [h for h in search_products(s, "got any klotrommanel cream") if h.name_score] == []
-
-
-def test_products_found_by_shared_words_are_told_apart_by_their_own(db) -> None:
-    """Both eye drops are found by "eye drops" alike: the heard word nearest one of
-    their own names decides, not the shorter name."""
-    with Session(db) as s:
-        hits = search_products(s, "the klorafenikel eye drops please", limit=2)
-    assert [h.product.sku for h in hits] == ["CHLORAM-10", "EYEDROP-10"]
-    assert hits[0].score == hits[1].score  # a tie, broken by the word of its own
 
 
 def test_phonetic_key_folds_spelling_and_voicing() -> None:
