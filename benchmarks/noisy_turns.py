@@ -7,8 +7,13 @@ is asked only after `early_ms` of it, and a turn with none ends at `max_utteranc
 Each sentence is followed by 16 s of the same noise, in stream time (the figures do
 not depend on the host).
 
+`--switched-on S`: the room changes during the call. The line is quiet for a first
+turn ("Hello, I need a bit of help, please.", same voice) and 2 s after it; then the
+noise comes on, S seconds before the sentence measured, and goes on after it (a
+television switched on between two turns).
+
     .venv/bin/python benchmarks/noisy_turns.py [--voices tuned|new|all] [--snr 20,10,5]
-        [--noise babble,street,hum] [--aggressiveness 0-3] [--webrtc-only]
+        [--noise babble,street,hum] [--aggressiveness 0-3] [--webrtc-only] [--switched-on S]
 """
 
 from __future__ import annotations
@@ -20,9 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _callers import VOICE_SETS, condition, speak  # noqa: E402
+from _callers import VOICE_SETS, condition, noise, speak  # noqa: E402
 from end_of_turn import COMPLETE, HELDOUT_COMPLETE, trim, voiced_end  # noqa: E402
 
+from voice.degrade import mix_at_snr, telephone  # noqa: E402
 from voice.vad import SpeechEnded, SpeechStarted, TurnDetector, VadConfig  # noqa: E402
 from voice.voiced import silero_latest  # noqa: E402
 
@@ -31,6 +37,26 @@ AGGRESSIVENESS = [VadConfig().aggressiveness]
 WEBRTC_ONLY = [False]
 LEAD_S = 0.5
 AFTER_S = 16.0
+OPENING = "Hello, I need a bit of help, please."
+QUIET_AFTER_OPENING_S = 2.0
+
+
+def switched_on(
+    said: bytes, voice: str, band: str, snr: float | None, kind: str, before_s: float, seed: int
+) -> tuple[bytes, float]:
+    """A quiet first turn, then the noise from `before_s` before `said` on (which is the
+    lead and the sentence): the audio, and where `said` starts in it, in seconds."""
+    quiet = b"\0\0" * int(16000 * LEAD_S) + trim(speak(OPENING, voice))
+    quiet += b"\0\0" * int(16000 * QUIET_AFTER_OPENING_S)
+    room = b"\0\0" * int(16000 * before_s) + said + b"\0\0" * int(16000 * AFTER_S)
+    if snr is not None:
+        background = noise(kind)
+        start = (seed * 7919 * 2) % max(2, len(background) - len(room))
+        room = mix_at_snr(room, background[start - start % 2 :], snr)
+    line = quiet + room
+    return (telephone(line) if band == "phone" else line), (
+        len(quiet) / 2 + 16000 * before_s
+    ) / 16000
 
 
 def end_after(audio: bytes, first: float, last: float) -> tuple[float | None, bool, bool]:
@@ -63,6 +89,7 @@ def main() -> None:
     parser.add_argument(
         "--webrtc-only", action="store_true", help="webrtcvad alone, as before 2026-12-06"
     )
+    parser.add_argument("--switched-on", type=float, default=0.0, metavar="S")
     args = parser.parse_args()
     AGGRESSIVENESS[0] = args.aggressiveness
     WEBRTC_ONLY[0] = args.webrtc_only
@@ -84,10 +111,16 @@ def main() -> None:
             for i, sentence in enumerate(sentences):
                 for j, voice in enumerate(voices):
                     said = b"\0\0" * int(16000 * LEAD_S) + trim(speak(sentence, voice))
-                    line = said + b"\0\0" * int(16000 * AFTER_S)
-                    audio = condition(line, band, snr, kind if snr else "hum", seed=i + j)
-                    last = voiced_end(said)
-                    wait, again, split = end_after(audio, LEAD_S, last)
+                    if args.switched_on:
+                        audio, at = switched_on(
+                            said, voice, band, snr, kind, args.switched_on, seed=i + j
+                        )
+                    else:
+                        line = said + b"\0\0" * int(16000 * AFTER_S)
+                        audio = condition(line, band, snr, kind if snr else "hum", seed=i + j)
+                        at = 0.0
+                    last = at + voiced_end(said)
+                    wait, again, split = end_after(audio, at + LEAD_S, last)
                     waits.append(AFTER_S if wait is None else wait)
                     restarted += again
                     splits += split

@@ -128,7 +128,16 @@ class LineNoise:
         self._verdict_age = 0
         self._head: list[float] = []  # the utterance's levels from 200 to 500 ms in
         self._head_clip = bytearray()  # and its audio, from 200 ms in
-        self._room_talks: bool | None = None  # the room under this turn is speech to the gauge
+        # Whether the room under this turn is speech to the gauge, by where it was heard:
+        # outside any utterance, or in this turn's opening (`_room_level`).
+        self._room_talks: dict[bool, bool] = {}
+        self._room_in_head = False  # the room's level was read off this turn's opening
+        self._least = float("inf")  # the turn's quietest 200 ms
+        self._room_changed = False  # and the room heard before this turn is gone
+        # `_voice_over`'s last, for how many loud frames and over what room; the head's
+        # median, for how many of its levels (both read on every voiced frame).
+        self._voice_p90: tuple[int, float, float] = (0, 0.0, 0.0)
+        self._head_median: tuple[int, float] = (0, 0.0)
         # The room's level under this turn, once read: `_room_levels` does not change
         # during it.
         self._floor: float | None = None
@@ -163,10 +172,12 @@ class LineNoise:
             del self._room_clip[:-ROOM_CLIP_BYTES]
         if level is not None and self._outside >= FLOOR_FRAMES:
             self._room_levels.append(level)
-        elif self._inside >= FLOOR_FRAMES and len(self._head) < HEAD_FRAMES and level:
-            self._head.append(level)  # 200 ms of the utterance alone
-            if len(self._head_clip) < ROOM_CLIP_BYTES:
-                self._head_clip += frame
+        elif self._inside >= FLOOR_FRAMES and level:
+            self._least = min(self._least, level)
+            if len(self._head) < HEAD_FRAMES:
+                self._head.append(level)  # 200 ms of the utterance alone
+                if len(self._head_clip) < ROOM_CLIP_BYTES:
+                    self._head_clip += frame
         return caller
 
     def _decide(self, rms: float, voiced: bool, voice: bool, confirmed: bool) -> bool:
@@ -255,7 +266,7 @@ class LineNoise:
         gauge."""
         if not self._loudness_known():
             return False
-        if rms >= self._quieter_than * self._loud_p90:
+        if rms >= self._quieter_than * self._voice_level():
             self._verdict, self._since_loud, self._quiet_voiced = None, 0, 0
             self._room_run, self._talkers_seen = 0, False  # a new quiet stretch
             return False
@@ -279,7 +290,7 @@ class LineNoise:
         room = self._room_level()
         level = self._level(ROOM_FRAMES)
         return (
-            level < ROOM_BELOW * self._loud_p90
+            level < ROOM_BELOW * self._voice_level()
             and level < FLOOR_WITHIN * room
             and self._room_is_talkers()
         )
@@ -289,29 +300,54 @@ class LineNoise:
         its last four windows: a television, not a hum. Asked once a turn, when first
         needed. Without it, a caller's quiet words a few dB over a hum were taken for
         talkers, and the turn held 1.6 s (`tests/voice/test_vad.py`)."""
-        if self._room_talks is None:
-            room = bytes(
-                self._room_clip if len(self._room_levels) >= ROOM_KNOWN else self._head_clip
-            )
-            self._room_talks = False
+        where = self._room_in_head
+        if where not in self._room_talks:
+            room = bytes(self._head_clip if where else self._room_clip)
+            self._room_talks[where] = False
             for end in range(len(room), 0, -GAUGE_WINDOW_BYTES):
                 heard = self._ask(room[max(0, end - GAUGE_WINDOW_BYTES) : end])
                 if heard is None or heard >= self._noise_below:
-                    self._room_talks = heard is not None
+                    self._room_talks[where] = heard is not None
                     break
-        return self._room_talks
+        return self._room_talks[where]
 
     def _room_level(self) -> float:
         """The room's level under this turn: as heard outside any utterance, else the
         turn's own opening if far under its voice; 0 when not known, which keeps the
-        rule off."""
+        rule off. An opening far under the turn's voice and well over the room heard
+        before is the room now: a television switched on between two turns opens the
+        next one itself, and the room heard before it was quiet."""
         if self._floor is None and len(self._room_levels) >= ROOM_KNOWN:
             self._floor = float(np.median(self._room_levels))
-        if self._floor is not None:
-            return self._floor
-        head = float(np.median(self._head)) if self._head else 0.0
-        # Not kept: the turn's loudness is still being learnt.
-        return head if head < HEAD_BELOW * self._loud_p90 else 0.0
+        if self._head_median[0] != len(self._head):
+            self._head_median = (len(self._head), float(np.median(self._head)))
+        head = self._head_median[1]
+        if self._floor is None:
+            # Not kept: the turn's loudness is still being learnt.
+            self._room_in_head = head < HEAD_BELOW * self._loud_p90
+            return head if self._room_in_head else 0.0
+        # The room changed only if it never fell back to what it was: a caller's own
+        # pauses do, a television does not.
+        changed = FLOOR_WITHIN * self._floor <= min(head, self._least)
+        self._room_changed = changed and head < HEAD_BELOW * self._voice_over(head)
+        self._room_in_head = self._room_changed
+        return head if self._room_changed else self._floor
+
+    def _voice_level(self) -> float:
+        """The turn's loudness: its loud frames' 90th percentile, of those well over the
+        room when the room changed under the turn (`_voice_over`)."""
+        room = self._room_level()
+        return self._voice_over(room) if self._room_changed else self._loud_p90
+
+    def _voice_over(self, room: float) -> float:
+        """The 90th percentile of the turn's loud frames well over `room`: a television
+        switched on opens the turn, and its frames were the turn's loudest until the
+        caller spoke."""
+        if self._voice_p90[:2] != (len(self._loud), room):
+            over = [rms for rms in self._loud if rms >= FLOOR_WITHIN * room]
+            p90 = float(np.percentile(over, 90)) if len(over) >= LOUD_FRAMES_KNOWN else 0.0
+            self._voice_p90 = (len(self._loud), room, p90)
+        return self._voice_p90[2]
 
     def _gauge_hears_noise(self) -> bool:
         """The gauge's verdict on the latest 128 ms: no speech. Asked again every

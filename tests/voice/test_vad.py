@@ -281,3 +281,72 @@ def test_a_caller_going_on_softly_after_a_pause_over_a_hum_is_not_cut(tts) -> No
                 events += detector.stop_after(VadConfig().done_ms)
     (turn,) = ended(events)
     assert turn.at >= last
+
+
+def test_a_caller_who_opens_and_trails_off_softly_is_heard_whole(tts) -> None:
+    """A line's first turn has no room heard before it, and the turn's own opening
+    stands for the room (`voice/linenoise.py`): a soft "Um," must not become the room
+    that the caller's soft last words are then taken for."""
+    from voice.voiced import silero_latest
+
+    um = _scaled(trim(piper("Um,")), 0.1)
+    tail = _scaled(trim(piper("and some plasters, please.")), 0.2)
+    said = silence(0.6) + um + silence(0.35) + trim(piper("I'd like some paracetamol"))
+    said += silence(0.35) + tail
+    last = len(said) / 2 / 16000
+    audio = mix(said + silence(3.0), noise_level=30)
+    with_gauge = _ends(audio, silero_latest)
+    assert [round(e.at, 2) for e in with_gauge] == [round(e.at, 2) for e in _ends(audio, None)]
+    (turn,) = with_gauge
+    assert last <= turn.at <= last + 0.6
+
+
+def test_a_television_switched_on_between_two_turns_does_not_hold_the_next(tts) -> None:
+    """The room heard between turns was quiet; then a television comes on, 10 dB under
+    the caller, and opens the next turn itself. Its opening is the room now (it never
+    falls back to the quiet before): the caller's sentence over it ends, and the
+    television goes on without starting another."""
+    import numpy as np
+
+    first = trim(piper("I need something for a headache."))
+    second = trim(piper("Two boxes, please."))
+    before = silence(0.5) + first + silence(2.0)
+    after = silence(3.0) + second + silence(10.0)
+    line = np.frombuffer(before + after, "<i2").astype(np.float64)
+    tv = np.frombuffer(_chatter(len(after) / 2 / 16000), "<i2").astype(np.float64)
+    caller = np.frombuffer(first + second, "<i2").astype(np.float64)
+    tv *= float(np.sqrt(np.mean(caller**2) / np.mean(tv**2))) / 10 ** (10 / 20)
+    on = len(before) // 2
+    line[on : on + tv.size] += tv[: line.size - on]
+    audio = mix(np.clip(line, -32768, 32767).astype("<i2").tobytes(), noise_level=30)
+    last = (len(before) + len(after)) / 2 / 16000 - 10.0
+    from voice.voiced import silero_latest
+
+    detector = TurnDetector(VadConfig(), gauge=silero_latest)
+    events = [e for chunk in frames(audio, 20) for e in detector.feed(chunk)]
+    turns = [e for e in events if isinstance(e, SpeechStarted | SpeechEnded)]
+    assert [type(e).__name__ for e in turns] == ["SpeechStarted", "SpeechEnded"] * 2
+    assert last + VadConfig().hold_ms / 1000 <= turns[3].at <= last + 2.0
+    # webrtcvad alone takes the television for the caller: the second turn never ends.
+    assert len(_ends(audio, None)) == 1
+
+
+@pytest.mark.parametrize(
+    ("opening", "gap", "end"), [(0.08, 0.0, 0.1), (0.15, 0.1, 0.2), (0.25, 0.35, 0.3)]
+)
+def test_a_soft_opening_after_a_quiet_turn_is_not_the_room(
+    tts, opening: float, gap: float, end: float
+) -> None:
+    """A second turn in a quiet room that opens softly ("Um, well,") and ends softly
+    falls back to the quiet between its words: its opening is not taken for a room
+    switched on (`voice/linenoise.py`), and it ends as with webrtcvad alone."""
+    from voice.voiced import silero_latest
+
+    said = silence(0.5) + trim(piper("Hello, I need a bit of help, please.")) + silence(2.0)
+    said += _scaled(trim(piper("Um, well,")), opening) + silence(gap)
+    said += trim(piper("I'd like some paracetamol")) + silence(0.25)
+    said += _scaled(trim(piper("and some plasters, please.")), end)
+    audio = mix(said + silence(3.0), noise_level=30)
+    with_gauge = [round(e.at, 2) for e in _ends(audio, silero_latest)]
+    assert with_gauge == [round(e.at, 2) for e in _ends(audio, None)]
+    assert len(with_gauge) == 2 and with_gauge[1] >= len(said) / 2 / 16000
