@@ -195,6 +195,12 @@ def order_move(
             if _names_variant(new):
                 # "swap that for the bigger box": another variant of the line's product.
                 return Swap(line.name, f"{new} {line.name}")
+            if set(content_words(new)) - {"instead"}:
+                # Words for something else, not a count: the swap looks them up. A drug
+                # the shop does not hold ("give me lamotrigine instead") was read as the
+                # removal alone, and the request dropped without a word; the swap
+                # leaves the line when it cannot find what is wanted, and says so.
+                return Swap(line.name, new)
     less = _LESS.search(text)
     if less:
         line = target or lines[-1]

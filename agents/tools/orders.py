@@ -271,6 +271,7 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
     product is clear and may be sold."""
     shop = pharmacy(ctx)
     currency = shop.shop.currency
+    said = await ctx.session.get_last_user_message() or params.instead
 
     def work(db: Session) -> tuple[str, orders.OrderView] | str:
         choice = choose_product(db, [params.instead], params.instead, currency)
@@ -290,6 +291,14 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
             raise ToolError(f"There is no {params.product} in your order. What would you like?")
         if choice.sku == line.sku:
             return f"{line.name} is already in your order, so I've left it as it is. Anything else?"
+        out = db.get(Product, line.sku)
+        if (out is None or ingredient(out) != ingredient(choice)) and guessed_from(
+            db, choice, said
+        ):
+            # "give me lamotrigine instead" finds Famotidine by its sound: a swap is an
+            # order's consent as an add is, and a guess is asked about, the line left.
+            log.info("name_asked client_id=%s product=%r", ctx.client_id, choice.name)
+            return did_you_say(choice.name)
         # "change it to the 32 pack" on three packs: three of the other, unless said.
         quantity = stated_quantity(params.instead) or line.quantity
         # One commit for both: a failure between them must not leave both lines.

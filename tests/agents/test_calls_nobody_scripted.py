@@ -428,3 +428,19 @@ async def test_a_price_question_adds_nothing(shop: Services) -> None:
 async def test_a_variant_of_what_was_just_offered(shop: Services) -> None:
     await talk(shop, "c", "do you have ibuprofen", "ok, um, the 400s. two boxes of the 400s")
     assert lines_of(shop, "c") == [("pending", "IBU400-24", 2, 2 * 599)]
+
+
+async def test_a_swap_to_a_drug_the_shop_lacks_asks_before_it_takes_another(
+    shop: Services,
+) -> None:
+    """Lamotrigine is not in the catalogue; the search finds Famotidine by its sound.
+    A swap is an order's consent like an add: a guess is asked about, and the order
+    stays as it is until the caller says yes."""
+    replies = await talk(
+        shop,
+        "c",
+        "a box of cetirizine please, just the one",
+        "actually no, take the cetirizine off and give me lamotrigine instead",
+    )
+    assert lines_of(shop, "c") == [("pending", "CET10-30", 1, 399)]
+    assert "Famotidine" not in replies[1] or replies[1].endswith("did you say Famotidine?")
