@@ -14,13 +14,19 @@ cut the reply. `LineNoise` judges each frame the detector takes for voice:
   and the room itself is speech to Silero (a television, not a hum). A caller's quiet
   words in a quiet room are far above that level; a pause between them under a
   television is not. The end-of-turn model misjudges pauses under talkers, so a turn
-  that had them ends only after the hold (`talkers_heard`);
+  that had them ends only after the hold (`talkers_heard`). A television switched on
+  between two turns opens the next itself; the turn's opening is then the room, if it
+  was heard alone for a second and the turn never fell back to the quiet before;
 - **after a turn**, the level of what was judged the room is kept: voice near it
   starts a turn only if the gauge hears speech (steady noise), or only well above it
   (talkers, which the gauge cannot tell from the caller).
 
-Every figure is in docs/performance.md, "A turn under steady room noise" and "Talkers
-behind the caller".
+Every figure is in docs/performance.md, "A turn under steady room noise", "Talkers
+behind the caller" and "A television switched on between two turns".
+
+Over 400 lines on purpose: the rules share the turn's loudness and the room's level,
+and the checks that keep a caller's soft words from being taken for the room read
+right only beside the rules they guard.
 """
 
 from __future__ import annotations
@@ -85,6 +91,17 @@ ROOM_KNOWN = 10
 # percentile), so a caller who opens the line keeps the rule off.
 HEAD_BELOW = 0.25
 HEAD_FRAMES = 15
+# A room switched on between two turns (a television) is the room of the next only
+# after this many frames of it alone at its start (a second), and the room before it
+# counts as at least this level (digital silence has none; -70 dBFS).
+OPENING_FRAMES = 50
+SILENCE_RMS = 10.0
+# Nor if the turn's quiet stretches (the `LOW_SHARE` percentile of its 200 ms levels)
+# fell back to the room before, or under this share of that opening: the talkers of a
+# television sat at 0.49 of it; a caller's soft opening and soft last words, with
+# their pauses, fell to 0.06.
+NEVER_UNDER = 0.25
+LOW_SHARE = 5
 # The room's audio kept for the gauge to hear: four of its 128 ms windows. Asked of one,
 # through the phone band it heard no speech in a television often enough that 82 of 108
 # turns ran to the cap again; talkers are heard if any of the four is speech.
@@ -132,7 +149,13 @@ class LineNoise:
         # outside any utterance, or in this turn's opening (`_room_level`).
         self._room_talks: dict[bool, bool] = {}
         self._room_in_head = False  # the room's level was read off this turn's opening
-        self._least = float("inf")  # the turn's quietest 200 ms
+        self._levels: list[float] = []  # the turn's 200 ms levels
+        self._low: tuple[int, float] = (0, 0.0)  # their `LOW_SHARE` percentile, of how many
+        # The turn's frames until its head is known, then the level far over its head,
+        # and the first frame of the turn at it.
+        self._opening: list[float] = []
+        self._far_over: float | None = None
+        self._first_loud: int | None = None
         self._room_changed = False  # and the room heard before this turn is gone
         # `_voice_over`'s last, for how many loud frames and over what room; the head's
         # median, for how many of its levels (both read on every voiced frame).
@@ -172,12 +195,23 @@ class LineNoise:
             del self._room_clip[:-ROOM_CLIP_BYTES]
         if level is not None and self._outside >= FLOOR_FRAMES:
             self._room_levels.append(level)
-        elif self._inside >= FLOOR_FRAMES and level:
-            self._least = min(self._least, level)
-            if len(self._head) < HEAD_FRAMES:
+        elif self._inside >= FLOOR_FRAMES and level is not None:
+            # Digital silence (a phone that sends zeros while its caller is quiet) is the
+            # quietest a turn can fall back to, not a level unknown.
+            self._levels.append(level)
+            if len(self._head) < HEAD_FRAMES and level:
                 self._head.append(level)  # 200 ms of the utterance alone
                 if len(self._head_clip) < ROOM_CLIP_BYTES:
                     self._head_clip += frame
+        if started and self._first_loud is None:
+            if self._far_over is None:
+                self._opening.append(rms)
+                if len(self._head) == HEAD_FRAMES:
+                    self._far_over = float(np.median(self._head)) / HEAD_BELOW
+                    loud = (i for i, r in enumerate(self._opening) if r >= self._far_over)
+                    self._first_loud, self._opening = next(loud, None), []
+            elif rms >= self._far_over:
+                self._first_loud = self._inside - 1
         return caller
 
     def _decide(self, rms: float, voiced: bool, voice: bool, confirmed: bool) -> bool:
@@ -297,8 +331,8 @@ class LineNoise:
 
     def _room_is_talkers(self) -> bool:
         """The room itself, where its level was read, is speech to the gauge in any of
-        its last four windows: a television, not a hum. Asked once a turn, when first
-        needed. Without it, a caller's quiet words a few dB over a hum were taken for
+        its last four windows: a television, not a hum. Asked once a turn for each place
+        the room was read (between turns, or the turn's opening), when first needed. Without it, a caller's quiet words a few dB over a hum were taken for
         talkers, and the turn held 1.6 s (`tests/voice/test_vad.py`)."""
         where = self._room_in_head
         if where not in self._room_talks:
@@ -326,12 +360,26 @@ class LineNoise:
             # Not kept: the turn's loudness is still being learnt.
             self._room_in_head = head < HEAD_BELOW * self._loud_p90
             return head if self._room_in_head else 0.0
-        # The room changed only if it never fell back to what it was: a caller's own
-        # pauses do, a television does not.
-        changed = FLOOR_WITHIN * self._floor <= min(head, self._least)
+        # The room changed only if it never fell back to what it was (a caller's own
+        # pauses do, a television does not), and it was heard alone for a second before
+        # the turn grew loud: a soft "well, I'd like" that runs on into the caller's
+        # words, with no pause to fall back in, is not a room switched on.
+        changed = (
+            self._first_loud is not None
+            and self._first_loud >= OPENING_FRAMES
+            and FLOOR_WITHIN * max(self._floor, SILENCE_RMS) <= head
+            and self._quiet_stretches() >= max(FLOOR_WITHIN * self._floor, NEVER_UNDER * head)
+        )
         self._room_changed = changed and head < HEAD_BELOW * self._voice_over(head)
         self._room_in_head = self._room_changed
         return head if self._room_changed else self._floor
+
+    def _quiet_stretches(self) -> float:
+        """How quiet the turn got: the `LOW_SHARE` percentile of its 200 ms levels. Not
+        the least: a television's talkers pause now and then, a caller more often."""
+        if self._low[0] != len(self._levels):
+            self._low = (len(self._levels), float(np.percentile(self._levels, LOW_SHARE)))
+        return self._low[1]
 
     def _voice_level(self) -> float:
         """The turn's loudness: its loud frames' 90th percentile, of those well over the

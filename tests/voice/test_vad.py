@@ -346,7 +346,29 @@ def test_a_soft_opening_after_a_quiet_turn_is_not_the_room(
     said += _scaled(trim(piper("Um, well,")), opening) + silence(gap)
     said += trim(piper("I'd like some paracetamol")) + silence(0.25)
     said += _scaled(trim(piper("and some plasters, please.")), end)
+    # A quiet room, and digital silence (a phone that sends zeros while its caller is
+    # quiet: a room of no level at all).
+    for audio in (mix(said + silence(3.0), noise_level=30), said + silence(3.0)):
+        with_gauge = [round(e.at, 2) for e in _ends(audio, silero_latest)]
+        assert with_gauge == [round(e.at, 2) for e in _ends(audio, None)]
+        assert len(with_gauge) == 2 and with_gauge[1] >= len(said) / 2 / 16000
+
+
+def test_a_caller_who_runs_on_softly_without_a_pause_is_not_the_room(tts) -> None:
+    """Nearly a second of soft opening and two seconds of soft last words, with no
+    pause between: the turn fell back to the quiet room only in the caller's short
+    gaps, and its opening is still not a room switched on."""
+    import numpy as np
+
+    from voice.voiced import silero_latest
+
+    words = trim(piper("well I would like some paracetamol and some plasters and a box of tissues"))
+    x = np.frombuffer(words, "<i2").astype(np.float64)
+    x[: int(0.8 * 16000)] *= 0.12
+    x[x.size - int(2.0 * 16000) :] *= 0.12
+    said = silence(0.5) + trim(piper("Hello, I need a bit of help, please.")) + silence(2.0)
+    said += x.astype("<i2").tobytes()
     audio = mix(said + silence(3.0), noise_level=30)
-    with_gauge = [round(e.at, 2) for e in _ends(audio, silero_latest)]
-    assert with_gauge == [round(e.at, 2) for e in _ends(audio, None)]
-    assert len(with_gauge) == 2 and with_gauge[1] >= len(said) / 2 / 16000
+    last = len(said) / 2 / 16000
+    (_, turn) = _ends(audio, silero_latest)
+    assert last <= turn.at <= last + 0.6
