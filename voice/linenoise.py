@@ -332,8 +332,9 @@ class LineNoise:
     def _room_is_talkers(self) -> bool:
         """The room itself, where its level was read, is speech to the gauge in any of
         its last four windows: a television, not a hum. Asked once a turn for each place
-        the room was read (between turns, or the turn's opening), when first needed. Without it, a caller's quiet words a few dB over a hum were taken for
-        talkers, and the turn held 1.6 s (`tests/voice/test_vad.py`)."""
+        the room was read (between turns, or the turn's opening), when first needed.
+        Without it, a caller's quiet words a few dB over a hum were taken for talkers,
+        and the turn held 1.6 s (`tests/voice/test_vad.py`)."""
         where = self._room_in_head
         if where not in self._room_talks:
             room = bytes(self._head_clip if where else self._room_clip)
@@ -377,6 +378,8 @@ class LineNoise:
     def _quiet_stretches(self) -> float:
         """How quiet the turn got: the `LOW_SHARE` percentile of its 200 ms levels. Not
         the least: a television's talkers pause now and then, a caller more often."""
+        if not self._levels:
+            return 0.0
         if self._low[0] != len(self._levels):
             self._low = (len(self._levels), float(np.percentile(self._levels, LOW_SHARE)))
         return self._low[1]
