@@ -21,6 +21,7 @@ from agents.routing import DONE
 from agents.variants import variant_words
 from models.orders import LineView
 from models.search import content_words
+from models.sounds import is_english
 
 READ_BACK_QUESTION = "Shall I place the order?"
 
@@ -110,6 +111,11 @@ _SWAP = re.compile(
 )
 
 
+def _asked_for(before: str) -> bool:
+    """The words before a swap's new item end in a request for it ("give me")."""
+    return re.search(rf"{_WANT}\s+(?:the |a |an )?$", before, re.IGNORECASE) is not None
+
+
 def _count(word: str) -> int:
     return int(word) if word.isdigit() else _NUMBER[word.lower()]
 
@@ -195,11 +201,14 @@ def order_move(
             if _names_variant(new):
                 # "swap that for the bigger box": another variant of the line's product.
                 return Swap(line.name, f"{new} {line.name}")
-            if set(content_words(new)) - {"instead"}:
-                # Words for something else, not a count: the swap looks them up. A drug
-                # the shop does not hold ("give me lamotrigine instead") was read as the
-                # removal alone, and the request dropped without a word; the swap
-                # leaves the line when it cannot find what is wanted, and says so.
+            if _asked_for(text[: swap.start("new")]) and any(
+                not is_english(w) for w in content_words(new)
+            ):
+                # Asked for by a name no dictionary holds: a drug the shop does not
+                # hold ("give me lamotrigine instead") was read as the removal alone,
+                # and the request dropped without a word. The swap looks it up, leaves
+                # the line when it finds nothing, and says so. Not a reason or an
+                # errand ("I'll pay by card instead", "could I have the bag instead").
                 return Swap(line.name, new)
     less = _LESS.search(text)
     if less:

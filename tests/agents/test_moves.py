@@ -101,6 +101,26 @@ def test_one_line_out_and_another_product_in_is_one_swap(said: str, move) -> Non
     assert order_move(said, LINES, read_back_heard=False, names_other=True) == move
 
 
+@pytest.mark.parametrize(
+    ("said", "move"),
+    [
+        # Asked for by a name no dictionary holds, and not in the catalogue: the swap
+        # looks it up, and leaves the line when it finds nothing.
+        (
+            "take the gel off and give me lamotrigine instead",
+            Swap("Ibuprofen Gel", "lamotrigine instead"),
+        ),
+        # A reason or an errand is no product wanted instead: the removal alone.
+        ("take it off, I'll pay by card instead", Remove("Ibuprofen Gel")),
+        ("remove the paracetamol, my wife will get some instead", Remove("Paracetamol")),
+        ("take the gel out, could I have the bag instead", Remove("Ibuprofen Gel")),
+        ("take the gel off, can I get it delivered instead", Remove("Ibuprofen Gel")),
+    ],
+)
+def test_what_is_wanted_instead_of_a_line_when_the_catalogue_has_none(said: str, move) -> None:
+    assert order_move(said, LINES, read_back_heard=False, names_other=False) == move
+
+
 def test_a_count_after_change_is_a_quantity_not_a_swap() -> None:
     assert order_move("change it to two", LINES, read_back_heard=False, names_other=False) == (
         SetQuantity("Ibuprofen Gel", 2)
