@@ -16,7 +16,7 @@ cut the reply. `LineNoise` judges each frame the detector takes for voice:
   television is not. The end-of-turn model misjudges pauses under talkers, so a turn
   that had them ends only after the hold (`talkers_heard`). A television switched on
   between two turns opens the next itself; the turn's opening is then the room, if it
-  was heard alone for a second and the turn never fell back to the quiet before;
+  was heard alone for 2.5 s and the turn never fell back to the quiet before;
 - **after a turn**, the level of what was judged the room is kept: voice near it
   starts a turn only if the gauge hears speech (steady noise), or only well above it
   (talkers, which the gauge cannot tell from the caller).
@@ -92,9 +92,10 @@ ROOM_KNOWN = 10
 HEAD_BELOW = 0.25
 HEAD_FRAMES = 15
 # A room switched on between two turns (a television) is the room of the next only
-# after this many frames of it alone at its start (a second), and the room before it
-# counts as at least this level (digital silence has none; -70 dBFS).
-OPENING_FRAMES = 50
+# after this many frames of it alone at its start (2.5 s): a caller's soft "hmmm" or
+# "so what I was wondering was" ran to 1.9 s before their louder words. The room
+# before it counts as at least this level (digital silence has none; -70 dBFS).
+OPENING_FRAMES = 125
 SILENCE_RMS = 10.0
 # Nor if the turn's quiet stretches (the `LOW_SHARE` percentile of its 200 ms levels)
 # fell back to the room before, or under this share of that opening: the talkers of a
@@ -362,9 +363,9 @@ class LineNoise:
             self._room_in_head = head < HEAD_BELOW * self._loud_p90
             return head if self._room_in_head else 0.0
         # The room changed only if it never fell back to what it was (a caller's own
-        # pauses do, a television does not), and it was heard alone for a second before
-        # the turn grew loud: a soft "well, I'd like" that runs on into the caller's
-        # words, with no pause to fall back in, is not a room switched on.
+        # pauses do, a television does not), and it was heard alone for 2.5 s before the
+        # turn grew loud: a soft "well, I'd like" that runs on into the caller's words,
+        # with no pause to fall back in, is not a room switched on.
         changed = (
             self._first_loud is not None
             and self._first_loud >= OPENING_FRAMES

@@ -372,3 +372,20 @@ def test_a_caller_who_runs_on_softly_without_a_pause_is_not_the_room(tts) -> Non
     last = len(said) / 2 / 16000
     (_, turn) = _ends(audio, silero_latest)
     assert last <= turn.at <= last + 0.6
+
+
+def test_a_caller_who_hums_before_speaking_is_not_a_room_switched_on(tts) -> None:
+    """A second turn opened by 1.9 s of a soft "hmmm", then the caller's words and,
+    after a short pause, softer ones: one turn, ended after the last word. With a
+    second of opening enough for a room switched on, the hum was taken for one and
+    the turn split in the pause."""
+    from voice.voiced import silero_latest
+
+    hum = trim(piper("Hmmmmmmmmmmmm."))[: int(1.9 * 16000) * 2]
+    said = silence(0.5) + trim(piper("Hello, I need a bit of help, please.")) + silence(2.0)
+    said += _scaled(hum, 0.15) + silence(0.05) + trim(piper("I'd like some paracetamol"))
+    said += silence(0.3) + _scaled(trim(piper("and some plasters, please.")), 0.15)
+    last = len(said) / 2 / 16000
+    audio = mix(said + silence(3.0), noise_level=30)
+    (_, turn) = _ends(audio, silero_latest)
+    assert last <= turn.at <= last + 0.6
