@@ -157,7 +157,6 @@ class LineNoise:
         self._opening: list[float] = []
         self._far_over: float | None = None
         self._first_loud: int | None = None
-        self._room_changed = False  # and the room heard before this turn is gone
         # `_voice_over`'s last, for how many loud frames and over what room; the head's
         # median, for how many of its levels (both read on every voiced frame).
         self._voice_p90: tuple[int, float, float] = (0, 0.0, 0.0)
@@ -208,7 +207,7 @@ class LineNoise:
             if self._far_over is None:
                 self._opening.append(rms)
                 if len(self._head) == HEAD_FRAMES:
-                    self._far_over = float(np.median(self._head)) / HEAD_BELOW
+                    self._far_over = self._head_level() / HEAD_BELOW
                     loud = (i for i, r in enumerate(self._opening) if r >= self._far_over)
                     self._first_loud, self._opening = next(loud, None), []
             elif rms >= self._far_over:
@@ -355,9 +354,7 @@ class LineNoise:
         next one itself, and the room heard before it was quiet."""
         if self._floor is None and len(self._room_levels) >= ROOM_KNOWN:
             self._floor = float(np.median(self._room_levels))
-        if self._head_median[0] != len(self._head):
-            self._head_median = (len(self._head), float(np.median(self._head)))
-        head = self._head_median[1]
+        head = self._head_level()
         if self._floor is None:
             # Not kept: the turn's loudness is still being learnt.
             self._room_in_head = head < HEAD_BELOW * self._loud_p90
@@ -372,9 +369,14 @@ class LineNoise:
             and FLOOR_WITHIN * max(self._floor, SILENCE_RMS) <= head
             and self._quiet_stretches() >= max(FLOOR_WITHIN * self._floor, NEVER_UNDER * head)
         )
-        self._room_changed = changed and head < HEAD_BELOW * self._voice_over(head)
-        self._room_in_head = self._room_changed
-        return head if self._room_changed else self._floor
+        self._room_in_head = changed and head < HEAD_BELOW * self._voice_over(head)
+        return head if self._room_in_head else self._floor
+
+    def _head_level(self) -> float:
+        """The median of the turn's opening levels so far (0 before any)."""
+        if self._head_median[0] != len(self._head):
+            self._head_median = (len(self._head), float(np.median(self._head)))
+        return self._head_median[1]
 
     def _quiet_stretches(self) -> float:
         """How quiet the turn got: the `LOW_SHARE` percentile of its 200 ms levels. Not
@@ -389,7 +391,10 @@ class LineNoise:
         """The turn's loudness: its loud frames' 90th percentile, of those well over the
         room when the room changed under the turn (`_voice_over`)."""
         room = self._room_level()
-        return self._voice_over(room) if self._room_changed else self._loud_p90
+        # Read off the turn's opening on a line whose room was heard before it: the room
+        # changed under the turn (on a line's first turn the opening is all there is).
+        changed = self._room_in_head and self._floor is not None
+        return self._voice_over(room) if changed else self._loud_p90
 
     def _voice_over(self, room: float) -> float:
         """The 90th percentile of the turn's loud frames well over `room`: a television

@@ -139,10 +139,10 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
             return choice
         # A variant of what the caller just heard ("the 400s" after ibuprofen) is no guess.
         heard_kin = {ingredient(p) for name in put_to_caller if name for p in family(db, name)[:1]}
-        if ingredient(choice) not in heard_kin and guessed_from(db, choice, said):
-            # "I'd like some lorprimide": a guess is asked about, never added unheard.
-            log.info("name_asked client_id=%s product=%r", ctx.client_id, choice.name)
-            return did_you_say(choice.name)
+        # "I'd like some lorprimide": a guess is asked about, never added unheard.
+        question = _asked_first(db, choice, said, heard_kin, ctx.client_id)
+        if question is not None:
+            return question
         view = orders.set_quantity(
             db, customer_id=_customer_id(db, ctx.client_id), product=choice, quantity=quantity
         )
@@ -264,6 +264,17 @@ class SwapProduct(BaseModel):
     instead: str = Field(min_length=2, description="What the caller wants instead, as said.")
 
 
+def _asked_first(
+    db: Session, choice: Product, said: str, known: set[str], client_id: str
+) -> str | None:
+    """The question to ask before `choice` goes into the order, when the caller's words
+    find it only by a guess and it is none of the `known` drugs; None to go ahead."""
+    if ingredient(choice) in known or not guessed_from(db, choice, said):
+        return None
+    log.info("name_asked client_id=%s product=%r", client_id, choice.name)
+    return did_you_say(choice.name)
+
+
 async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
     """One line out and another product in, in one step: "take the cetirizine off and
     give me loratadine instead". Measured before: the removal happened, and the product
@@ -291,14 +302,15 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
             raise ToolError(f"There is no {params.product} in your order. What would you like?")
         if choice.sku == line.sku:
             return f"{line.name} is already in your order, so I've left it as it is. Anything else?"
+        # "give me lamotrigine instead" finds Famotidine by its sound: a swap is an
+        # order's consent as an add is, and a guess is asked about, the line left. The
+        # line's own drug in another variant ("the 32 pack") is no guess.
         out = db.get(Product, line.sku)
-        if (out is None or ingredient(out) != ingredient(choice)) and guessed_from(
-            db, choice, said
-        ):
-            # "give me lamotrigine instead" finds Famotidine by its sound: a swap is an
-            # order's consent as an add is, and a guess is asked about, the line left.
-            log.info("name_asked client_id=%s product=%r", ctx.client_id, choice.name)
-            return did_you_say(choice.name)
+        question = _asked_first(
+            db, choice, said, {ingredient(out)} if out is not None else set(), ctx.client_id
+        )
+        if question is not None:
+            return question
         # "change it to the 32 pack" on three packs: three of the other, unless said.
         quantity = stated_quantity(params.instead) or line.quantity
         # One commit for both: a failure between them must not leave both lines.
