@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _callers import VOICE_SETS, condition, noise, speak  # noqa: E402
+from _callers import VOICE_SETS, condition, speak  # noqa: E402
 from end_of_turn import COMPLETE, HELDOUT_COMPLETE, trim, voiced_end  # noqa: E402
 
-from voice.degrade import mix_at_snr, telephone  # noqa: E402
+from voice.degrade import telephone  # noqa: E402
 from voice.vad import SpeechEnded, SpeechStarted, TurnDetector, VadConfig  # noqa: E402
 from voice.voiced import silero_latest  # noqa: E402
 
@@ -49,11 +49,8 @@ def switched_on(
     quiet = b"\0\0" * int(16000 * LEAD_S) + trim(speak(OPENING, voice))
     quiet += b"\0\0" * int(16000 * QUIET_AFTER_OPENING_S)
     room = b"\0\0" * int(16000 * before_s) + said + b"\0\0" * int(16000 * AFTER_S)
-    if snr is not None:
-        background = noise(kind)
-        start = (seed * 7919 * 2) % max(2, len(background) - len(room))
-        room = mix_at_snr(room, background[start - start % 2 :], snr)
-    line = quiet + room
+    # The room's noise as every benchmark mixes it; the phone band over the whole line.
+    line = quiet + condition(room, "wide", snr, kind, seed=seed)
     return (telephone(line) if band == "phone" else line), (
         len(quiet) / 2 + 16000 * before_s
     ) / 16000
