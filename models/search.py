@@ -519,6 +519,19 @@ def own_words_heard(product: Product, said: str) -> set[str]:
     return {h for h in _heard(said) for w in names | keywords if _said_as(h, w)}
 
 
+def another_of_its_kind(product: Product, said: str) -> bool:
+    """Whether the caller said one of the product's own words with letters before it:
+    "esomeprazole" holds "omeprazole", "levocetirizine" holds "cetirizine". Such a word
+    names another drug of the same family, not this one, however close it scores."""
+    names, _ = _own_words(product)
+    for heard in _tokens(said):
+        if any(_said_as(heard, w) for w in names):
+            continue
+        if any(len(w) >= 5 and heard.endswith(w) and len(heard) - len(w) >= 2 for w in names):
+            return True
+    return False
+
+
 def _heard(said: str) -> set[str]:
     """The caller's words, and runs of two or three joined: speech splits a name ("pep
     sid" for Pepcid)."""

@@ -24,6 +24,7 @@ from agents.transcript import heard_as_names
 from agents.variants import resolve, variant_words
 from models.search import (
     Hit,
+    another_of_its_kind,
     content_words,
     naming_words,
     only_everyday_words,
@@ -392,7 +393,7 @@ def guessed(hit: Hit, said: str) -> bool:
         return True
     if says_product(hit.product, said):
         return False
-    if only_everyday_words(hit.product, said):
+    if another_of_its_kind(hit.product, said) or only_everyday_words(hit.product, said):
         return True
     by_name = hit.name_score > 0 and hit.name_score >= hit.score
     return not by_name or hit.name_score < GUESS_SCORE
