@@ -134,13 +134,16 @@ def named_line(said: str, lines: Sequence[LineView]) -> LineView | None:
     """The line whose product the caller named, by its name's words."""
     # Form words count here ("take the gel off"): they tell lines of one order apart.
     words = [w for w in re.findall(r"[a-z0-9']+", said.lower()) if w not in _STOP]
-    best, best_score = None, 0.0
+    best, best_score = None, (0.0, 0)
     for line in lines:
         name = line.name.lower()
-        score = max((partial_ratio(w, name) for w in words if len(w) > 2), default=0.0)
+        scores = [partial_ratio(w, name) for w in words if len(w) > 2]
+        # Ties go to the line more of the words name: "Honey and Lemon Throat Lozenges"
+        # is not the Sore Throat Spray, though "throat" names both.
+        score = (max(scores, default=0.0), sum(s >= 85 for s in scores))
         if score > best_score:
             best, best_score = line, score
-    return best if best_score >= 85 else None
+    return best if best_score[0] >= 85 else None
 
 
 _NOT_NAMES = frozenset(
@@ -165,6 +168,23 @@ def _names_variant(words: str) -> bool:
     return bool(hints.form or hints.strong or hints.pack or hints.audience or hints.plain or sized)
 
 
+def _unknown_name(text: str) -> bool:
+    """A word no dictionary holds, long enough to be a drug's name ("lamotrigine"), and
+    not a line's (the caller already named `target` then)."""
+    return any(len(w) >= 6 and not is_english(w) for w in content_words(text))
+
+
+def _removal(text: str, lines: Sequence[LineView]) -> Remove | None:
+    removal = _REMOVE.search(text)
+    if removal is None:
+        return None
+    words = next(g for g in removal.groups() if g)
+    line = named_line(words, lines) or (
+        lines[-1] if re.fullmatch(r"(?:it|that|them|those)\b.*", words, re.I) else None
+    )
+    return Remove(line.name) if line is not None else None
+
+
 def order_move(
     said: str,
     lines: Sequence[LineView],
@@ -187,7 +207,9 @@ def order_move(
     if not lines:
         return None
     if READ_BACK.search(text) or _DONE.search(text):
-        return ReadBack()
+        # "remove the plasters and that's all": the removal, which then reads the order
+        # back (`remove_from_order`). Read as the read-back alone, the plasters stayed.
+        return _removal(_DONE.sub(" ", text), lines) or ReadBack()
     target = named_line(text, lines)
     other = _names_something_else(text, lines) if names_other is None else names_other
     swap = _SWAP.search(text)
@@ -217,15 +239,12 @@ def order_move(
         if fewer >= line.quantity:
             return Remove(line.name)
         return SetQuantity(line.name, line.quantity - fewer)
-    removal = _REMOVE.search(text)
-    if removal:
-        words = next(g for g in removal.groups() if g)
-        line = named_line(words, lines) or (
-            lines[-1] if re.fullmatch(r"(?:it|that|them|those)\b.*", words, re.I) else None
-        )
-        return Remove(line.name) if line is not None else None
-    if target is None and other:
-        return None  # "one more box of aspirin" adds aspirin; it changes no line
+    if _REMOVE.search(text):
+        return _removal(text, lines)
+    if target is None and (other or _unknown_name(text)):
+        # "one more box of aspirin" adds aspirin; it changes no line. Nor does "make it
+        # two lamotrigine", a drug the shop lacks: measured, the last line became two.
+        return None
     line = target or lines[-1]
     nth = _NTH.search(text)
     if nth:

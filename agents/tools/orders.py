@@ -5,13 +5,14 @@ caller stated wins over the model's; the read-back is spoken by code, so the
 caller hears exactly what will be ordered; an order is placed only when the
 caller's very next words after that read-back are a clear yes.
 
-Just over ~400 lines on purpose: every tool that changes an order sits beside the
+Past 400 lines on purpose: every tool that changes an order sits beside the
 read-back and the yes it must respect, so one reading shows the whole consent rule.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 
 from pydantic import BaseModel, Field
 from sqlmodel import Session
@@ -22,11 +23,13 @@ from agents.guards import consents, grounded, is_clear_yes, spoken_quantities, s
 from agents.heard import did_you_say
 from agents.items import Wanted
 from agents.moves import READ_BACK_QUESTION, described_by, named_line
+from agents.routing import DONE
 from agents.speech import line_words, money, order_number, order_words
 from agents.tools.catalogue import (
     ProductName,
     choose_product,
     family,
+    find_product,
     guessed_from,
     ingredient,
     resolve_product,
@@ -41,6 +44,7 @@ from models.shop import Product
 from swarm import ToolContext, ToolError
 
 log = logging.getLogger("agents.orders")
+_DONE = re.compile(DONE, re.IGNORECASE)
 
 
 class AddToOrder(BaseModel):
@@ -138,7 +142,7 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         if choice is None or isinstance(choice, str):
             return choice
         # A variant of what the caller just heard ("the 400s" after ibuprofen) is no guess.
-        heard_kin = {ingredient(p) for name in put_to_caller if name for p in family(db, name)[:1]}
+        heard_kin = _kin(db, put_to_caller)
         # "I'd like some lorprimide": a guess is asked about, never added unheard.
         question = _asked_first(db, choice, said, heard_kin, ctx.client_id)
         if question is not None:
@@ -240,14 +244,23 @@ async def change_quantity(ctx: ToolContext, params: ChangeQuantity) -> str:
     """Set a line to the total the caller means ("make that three", "one more")."""
     shop = pharmacy(ctx)
 
-    def work(db: Session) -> orders.OrderView:
+    said = await ctx.session.get_last_user_message() or params.product
+    offered = await ctx.session.get_last_assistant_message() or ""
+    put_to_caller = {*heard.offered(offered), heard.asked_how_many(offered)}
+
+    def work(db: Session) -> orders.OrderView | str:
         customer = _customer_id(db, ctx.client_id)
-        order = orders.pending_order(db, customer_id=customer)
-        lines = orders.view_order(db, order=order).lines if order is not None else ()
+        lines = _lines(db, ctx.client_id)
         line = named_line(params.product, lines)
-        sku = line.sku if line is not None else resolve_product(db, params.product).sku
-        product = db.get(Product, sku)
-        assert product is not None
+        product = db.get(Product, line.sku) if line is not None else None
+        if product is None:
+            # Not a line of the order: this sets a product that is not there yet, so it
+            # is an add, and a guess is asked about as an add's is. Measured: "make it
+            # two lamotrigine" put two Famotidine (its near sound) in the order unasked.
+            product = resolve_product(db, params.product)
+            question = _asked_first(db, product, said, _kin(db, put_to_caller), ctx.client_id)
+            if question is not None:
+                return question
         return orders.set_quantity(
             db, customer_id=customer, product=product, quantity=params.quantity, add=False
         )
@@ -256,7 +269,20 @@ async def change_quantity(ctx: ToolContext, params: ChangeQuantity) -> str:
         view = await shop.run(work)
     except OrderError as exc:
         raise _refusal(exc) from exc
+    if isinstance(view, str):
+        return view
     return f"Done. Your order is now {order_words(view, shop.shop.currency)}. Anything else?"
+
+
+def _kin(db: Session, names: set[str | None]) -> set[str]:
+    """The drugs of the products a reply just named to the caller: taking one of them
+    is no guess ("two" after "how many would you like?")."""
+    return {ingredient(p) for name in names if name for p in family(db, name)[:1]}
+
+
+def _lines(db: Session, client_id: str) -> tuple[orders.LineView, ...]:
+    view = pending_view(db, client_id)
+    return view.lines if view is not None else ()
 
 
 class SwapProduct(BaseModel):
@@ -333,20 +359,49 @@ async def swap_product(ctx: ToolContext, params: SwapProduct) -> str:
     )
 
 
-async def remove_from_order(ctx: ToolContext, params: ProductName) -> str:
+async def remove_from_order(ctx: ToolContext, params: ProductName) -> str | None:
+    """Take a line off. The line is found among the order's own first; a product the
+    catalogue finds only by a guess is never taken off unasked, and the caller hears
+    which line went. "Take the plasters off, that's all" then hears the read-back."""
     shop = pharmacy(ctx)
+    currency = shop.shop.currency
+    said = await ctx.session.get_last_user_message() or params.product
 
-    def work(db: Session) -> orders.OrderView:
-        product = resolve_product(db, params.product)
-        return orders.remove_product(
-            db, customer_id=_customer_id(db, ctx.client_id), sku=product.sku, name=product.name
+    def work(db: Session) -> tuple[str, orders.OrderView] | str:
+        customer = _customer_id(db, ctx.client_id)
+        view = pending_view(db, ctx.client_id)
+        lines = view.lines if view is not None else ()
+        line = named_line(params.product, lines)
+        if line is None:
+            product = find_product(db, params.product)
+            line = next((x for x in lines if product and x.sku == product.sku), None)
+            if product is None or line is None or guessed_from(db, product, params.product):
+                # "take the lamotrigine off" finds Famotidine by its sound: the caller
+                # is asked, in the order's words, rather than told of a drug not said.
+                log.info("removal_unclear client_id=%s", ctx.client_id)
+                if view is None or not lines:
+                    return "Your order is empty at the moment. What would you like?"
+                return (
+                    f"Sorry, I can't find {params.product} in your order. It has "
+                    f"{order_words(view, currency)}. Which should I take off?"
+                )
+        return line.name, orders.remove_product(
+            db, customer_id=customer, sku=line.sku, name=line.name
         )
 
     try:
-        view = await shop.run(work)
+        done = await shop.run(work)
     except OrderError as exc:
         raise _refusal(exc) from exc
-    return f"I've taken it out. Your order is now {order_words(view, shop.shop.currency)}."
+    if isinstance(done, str):
+        return done
+    removed, view = done
+    if not view.lines:
+        return f"I've taken off {removed}, so your order is empty now. Anything else?"
+    if _DONE.search(said):
+        await _read_back(ctx, view, currency, first=f"I've taken off {removed}.")
+        return None
+    return f"I've taken off {removed}. Your order is now {order_words(view, currency)}."
 
 
 async def cancel_order(ctx: ToolContext, _: NoArguments) -> str:

@@ -444,3 +444,57 @@ async def test_a_swap_to_a_drug_the_shop_lacks_asks_before_it_takes_another(
     )
     assert lines_of(shop, "c") == [("pending", "CET10-30", 1, 399)]
     assert "Famotidine" not in replies[1] or replies[1].endswith("did you say Famotidine?")
+
+
+def _model_calls(shop: Services, name: str, arguments: dict[str, object]) -> None:
+    """Every agent's model answers with one call of tool `name`: what a small model
+    does with a drug name the catalogue finds only by its sound."""
+
+    called: list[CompletionArgs] = []
+
+    async def calling(args: CompletionArgs) -> AssistantMessage:
+        if name in args.tool_names and not called:
+            called.append(args)
+            return AssistantMessage(tool_calls=(ToolCall(id="t1", name=name, arguments=arguments),))
+        return AssistantMessage(content="Sure.")
+
+    for agent in shop.engine.registry.agents.values():
+        shop.engine.registry.completions[agent.completion] = FunctionBackend(calling)
+
+
+async def test_a_count_for_a_drug_the_shop_lacks_adds_nothing_unasked(shop: Services) -> None:
+    """A new count for a product not in the order is an add: "make it two lamotrigine"
+    put two Famotidine, lamotrigine's near sound, in the order without a word."""
+    await talk(shop, "c", "a box of cetirizine please, just the one")
+    _model_calls(shop, "change_quantity", {"product": "lamotrigine", "quantity": 2})
+    reply = await shop.engine.session("c", shop.swarm).complete("and make it two lamotrigine")
+    assert lines_of(shop, "c") == [("pending", "CET10-30", 1, 399)]
+    assert reply.endswith("did you say Famotidine?"), reply
+
+
+async def test_a_removal_by_a_name_the_order_lacks_removes_nothing(shop: Services) -> None:
+    """Famotidine is in the order; the caller asks to take off lamotrigine, which the
+    catalogue finds only as Famotidine's near sound. Nothing goes unasked."""
+    await talk(shop, "c", "one famotidine and one cetirizine please")
+    _model_calls(shop, "remove_from_order", {"product": "lamotrigine"})
+    reply = await shop.engine.session("c", shop.swarm).complete("take the lamotrigine off")
+    assert [sku for _, sku, _, _ in lines_of(shop, "c")] == ["CET10-30", "FAMO10-12"]
+    assert "Which should I take off?" in reply, reply
+
+
+async def test_a_removal_and_that_is_all_removes_then_reads_back(shop: Services) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "one famotidine and one cetirizine please",
+        "actually take the famotidine off and that's all",
+        "yes",
+    )
+    assert replies[1].startswith("I've taken off Famotidine. Your order is 1 pack of"), replies
+    assert lines_of(shop, "c") == [("confirmed", "CET10-30", 1, 399)]
+
+
+async def test_the_last_line_taken_off_leaves_an_empty_order_said_plainly(shop: Services) -> None:
+    replies = await talk(shop, "c", "one famotidine please", "no, take it off, that's all")
+    assert replies[1] == "I've taken off Famotidine, so your order is empty now. Anything else?"
+    assert lines_of(shop, "c") == []

@@ -64,3 +64,31 @@ async def test_a_guessed_name_is_asked_about_on_the_embedded_model(tmp_path, bun
             assert [(line.sku, line.quantity) for line in lines] == [("LOPE2-12", 2)]
     finally:
         await services.aclose()
+
+
+async def test_a_line_taken_off_with_the_end_of_the_order_on_the_embedded_model(
+    tmp_path, bundled_model
+) -> None:
+    """ "Take X off and that's all" removes X, then reads back the rest; the yes places
+    only that. Read as the read-back alone, X stayed and was placed."""
+    settings = Settings(
+        data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
+    )
+    services = build_services(settings)
+    try:
+        await services.warm_up()
+        session = services.engine.session("+15550198", services.swarm)
+        await session.emit(services.greeting)
+        for line in (
+            "Hi, one famotidine and one cetirizine please",
+            "Actually take the famotidine off, and that's all",
+            "Yes",
+        ):
+            await session.complete(line)
+        with Session(services.db) as s:
+            placed = s.exec(select(Order).where(Order.status == OrderStatus.CONFIRMED)).all()
+            assert len(placed) == 1
+            lines = s.exec(select(OrderLine).where(OrderLine.order_id == placed[0].id)).all()
+            assert [(line.sku, line.quantity) for line in lines] == [("CET10-30", 1)]
+    finally:
+        await services.aclose()

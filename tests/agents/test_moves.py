@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.moves import Confirm, ReadBack, Remove, SetQuantity, Swap, order_move
+from agents.moves import Confirm, ReadBack, Remove, SetQuantity, Swap, named_line, order_move
 from models.orders import LineView
 
 LINES = (
@@ -125,3 +125,40 @@ def test_a_count_after_change_is_a_quantity_not_a_swap() -> None:
     assert order_move("change it to two", LINES, read_back_heard=False, names_other=False) == (
         SetQuantity("Ibuprofen Gel", 2)
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "move"),
+    [
+        # Read as the read-back alone, the line stayed in the order that was read out.
+        ("remove the paracetamol and that's all", Remove("Paracetamol")),
+        ("take the gel off, that's it thanks", Remove("Ibuprofen Gel")),
+        ("oh and drop the paracetamol, that'll be all", Remove("Paracetamol")),
+        ("that's everything, I don't want the gel after all", Remove("Ibuprofen Gel")),
+        ("that's all, I don't want anything else", ReadBack()),
+        ("no that's it, nothing else", ReadBack()),
+        ("can you read it back", ReadBack()),
+    ],
+)
+def test_a_removal_said_with_the_end_of_the_order_is_made(said: str, move) -> None:
+    assert order_move(said, LINES, read_back_heard=False) == move
+
+
+@pytest.mark.parametrize(
+    ("said", "name"),
+    [
+        ("Honey and Lemon Throat Lozenges", "Honey and Lemon Throat Lozenges"),
+        ("take the throat spray off", "Sore Throat Spray"),
+        ("the lozenges", "Honey and Lemon Throat Lozenges"),
+    ],
+)
+def test_a_line_named_by_a_word_two_lines_share_is_the_one_more_words_name(
+    said: str, name: str
+) -> None:
+    """A tool given the whole product name took off the first line with "throat" in it."""
+    lines = (
+        LineView("BENZ-SPR", "Sore Throat Spray", "0.15 percent", "spray", 1, 649),
+        LineView("LOZ-HL", "Honey and Lemon Throat Lozenges", "", "lozenges", 1, 299),
+    )
+    line = named_line(said, lines)
+    assert line is not None and line.name == name
