@@ -524,10 +524,13 @@ def another_of_its_kind(product: Product, said: str) -> bool:
     "esomeprazole" holds "omeprazole", "levocetirizine" holds "cetirizine". Such a word
     names another drug of the same family, not this one, however close it scores."""
     names, _ = _own_words(product)
-    for heard in _tokens(said):
+    for heard in {t.removesuffix("'s") for t in _tokens(said)}:
         if any(_said_as(heard, w) for w in names):
             continue
-        if any(len(w) >= 5 and heard.endswith(w) and len(heard) - len(w) >= 2 for w in names):
+        # Its own word but for the ending after the letters before it: "esomeprazol".
+        # Not an everyday word before it: "handsanitiser", "theibuprofen" joined.
+        tails = {heard[k:] for k in (2, 3, 4) if len(heard) - k >= 5 and not everyday(heard[:k])}
+        if any(len(w) >= 5 and _one_word(t, w) for t in tails for w in names):
             return True
     return False
 

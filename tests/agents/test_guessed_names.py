@@ -362,3 +362,21 @@ ABSENT_DRUGS = (
 def test_a_drug_the_shop_lacks_is_never_offered_as_another(shop: Services, drug: str) -> None:
     answer = _answer(shop, f"do you have {drug}?")
     assert len(answer.products) != 1 or answer.asked, answer
+
+
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("do you have esomeprazol?", True),
+        ("it's the esomeprazole's I take", True),
+        ("have you got levocetirizine", True),
+        # Joined to an everyday word, a product's own name is still that product.
+        ("handsanitiser please", False),
+        ("have you got cocodamol", False),
+    ],
+)
+def test_letters_before_a_products_name_make_another_drug(
+    shop: Services, said: str, asked: bool
+) -> None:
+    answer = _answer(shop, said)
+    assert len(answer.products) == 1 and answer.asked is asked, answer
