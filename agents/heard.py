@@ -23,7 +23,9 @@ _ASKED = re.compile(re.escape(_DID_YOU_SAY) + r"(?P<name>[^?]+)\?\s*$")
 
 _SINGLE = re.compile(r"(?:We have|we have) (?P<name>[^,;:]+),[^;]*?" + re.escape(ORDER_IT))
 _OPTIONS = re.compile(r"(?:options: |; )([^,;]+),")
-_HOW_MANY = re.compile(r"packs of (?P<name>.+?) (?:per order|in stock)\. How many would you like\?")
+_HOW_MANY = re.compile(
+    r"packs? of (?P<name>.+?) (?:per order|in stock|in your order)\. How many would you like\?"
+)
 _IN_STOCK = re.compile(r"we only have (?P<n>\d+) packs of")
 _MOST = re.compile(
     r"\b(?:the most|the max(?:imum)?(?! strength)|as many as (?:you can|i can|possible|allowed)|"

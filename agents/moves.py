@@ -31,33 +31,63 @@ _COUNT = r"\d+|" + "|".join(k for k in _NUMBER if len(k) > 2)
 _N = rf"(?P<n>{_COUNT})"
 _UNITS = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|ones?|of (?:those|them|these|it))"
 
-# "make that three", "change it to 2", "actually three boxes", "three instead", "no, two".
+# "make that three", "change it to 2", "actually three boxes", "three instead", "no, two",
+# "make it just the one", "two tubes of the gel instead".
 _SET = re.compile(
-    rf"\b(?:make (?:that|it|those|them|the \w+)(?: \w+)?|change (?:\w+ ){{1,3}}?to|"
-    rf"actually(?: make (?:it|that))?|no,?|wait,?|sorry,?|just|only)\s+(?:it\s+)?{_N}\b"
-    rf"|\b(?P<m>{_COUNT})\s+(?:{_UNITS}\s+)?instead\b",
+    rf"\b(?:make (?:that|it|those|them|the \w+)(?: \w+)?|"
+    rf"(?:change|increase|raise|bump|bring|put) (?:\w+ ){{1,3}}?to|"
+    rf"actually(?: make (?:it|that))?|no,?|wait,?|sorry,?|just|only)"
+    rf"\s+(?:it\s+)?(?:just |only )?(?:the )?{_N}\b"
+    rf"|\b(?P<m>{_COUNT})\s+(?:{_UNITS}\s+)?(?:of (?:the |those )?\w+(?: \w+)?\s+)?instead\b",
     re.IGNORECASE,
 )
-# "one more", "two more boxes", "another one", "another box of the X".
-_MORE = re.compile(rf"\b(?:{_N}\s+more|another(?P<another>\b))\b", re.IGNORECASE)
+# "one more", "two more boxes", "another one", "another two packs", "an extra tube".
+_MORE = re.compile(
+    rf"\b(?:{_N}\s+more|another(?:\s+(?P<k>{_COUNT})\b(?!\s+more))?(?P<another>\b)|"
+    rf"an(?P<extra>) extra)\b",
+    re.IGNORECASE,
+)
+# "double the gel", "could you double it": twice the line.
+_DOUBLE = re.compile(r"\bdouble (?:up )?(?:the |that|it|those|them)", re.IGNORECASE)
 # "a second box", "a third pack": the total the caller means.
 _NTH = re.compile(rf"\ba (?P<nth>{'|'.join(_ORDINAL)})\s+{_UNITS}", re.IGNORECASE)
 # "take the ibuprofen off", "remove the gel", "no ibuprofen", "I don't want the X".
 _REMOVE = re.compile(
     r"\b(?:take (?:the |that |those )?(?P<a>.+?) (?:off|out)\b|"
     r"(?:remove|drop|delete|scrap|lose) (?:the |that |those )?(?P<b>.+)|"
-    r"(?:i )?(?:don'?t|do not) want (?:the |that |those )?(?P<c>.+?)(?: any ?more| after all)?$|"
+    r"(?:i )?(?:don'?t|do not) want (?:the |that |those )?(?P<c>.+?)"
+    r"(?: any ?more| after all)?$|"
     r"without (?:the )?(?P<d>.+))",
     re.IGNORECASE,
 )
-# "take one off", "one less", "two fewer": the line's total goes down.
-_LESS = re.compile(rf"\btake {_N} (?:off|away|out)\b|\b(?P<m>{_COUNT}) (?:less|fewer)\b", re.I)
+# Removals that count only with a line named in the clause: "forget it", "cancel that"
+# and "skip it" are said of the whole order, or of nothing, as often as of a line.
+_REMOVE_NAMED = re.compile(
+    r"\b(?:get rid of|scratch|skip|forget(?: about)?|nix|ditch|cancel|leave out|"
+    r"take (?:off|out)|(?:won'?t|will not|i'?ll not) bother with|(?:don'?t|do not) need)"
+    r" (?:the |that |those |my )?(?P<x>[^,.;?!]+?)(?=$|[,.;?!]| then| and| actually| "
+    r"after all| any ?more| i | please| thanks| cheers| cos| because)"
+    r"|\bleave (?:the |that |those )?(?P<y>[^,.;?!]+?) out\b"
+    # "no gel then", "no paracetamol, and that's it": two words at most, then a pause.
+    r"|(?:^|[,.;]\s*|\bthen |\band )no (?:more )?(?:the )?(?P<z>\w+(?: \w+)?)"
+    r"(?=$|[,.;?!]| then| and| actually| thanks| please)",
+    re.IGNORECASE,
+)
+# "take one off", "take one of the bottles off", "take one paracetamol off", "one less",
+# "two fewer": the line's total goes down.
+_LESS = re.compile(
+    rf"\btake {_N}(?: (?:of )?(?:the |those |them )?[\w ]{{0,30}}?)? (?:off|away|out)\b"
+    rf"|\b(?P<m>{_COUNT}) (?:less|fewer)\b",
+    re.I,
+)
+# "drop it down to one bottle", "bring the tablets up to five": a total, never a removal.
+_TO_COUNT = re.compile(rf"\b(?:down|up) to (?:just |only )?(?:the )?{_N}\b", re.I)
 _DONE = re.compile(DONE, re.IGNORECASE)
 _IT = re.compile(r"(?:it|that|them|those|this|that one)", re.IGNORECASE)
 _STOP = frozenset(
     "the that those them these this take off out remove drop delete want don't dont please "
     "more another one two three four five box boxes pack packs make change instead actually "
-    "just only with some any".split()
+    "just only with some any and then but also too".split()
 )
 _FILLERS = re.compile(r"\b(?:um+|uh+|er+|erm|like|you know|please|thanks|thank you)\b[,.]?", re.I)
 
@@ -130,17 +160,76 @@ def described_by(lines: Sequence[LineView]) -> list[tuple[str, int]]:
     return [(f"{line.name} {line.strength} {line.form}", line.quantity) for line in lines]
 
 
+# What callers call a product by besides its name: its container, or its form said
+# another way ("the tube", "the bottle", "the pills").
+_CALLED = {
+    "tube": ("gel", "cream", "ointment"),
+    "bottle": ("syrup", "suspension", "solution", "liquid", "mouthwash", "lotion"),
+    "pill": ("tablet", "capsule"),
+    "tablet": ("tablet",),
+    "capsule": ("capsule",),
+}
+
+
 def named_line(said: str, lines: Sequence[LineView]) -> LineView | None:
-    """The line whose product the caller named, by its name's words."""
+    """The line whose product the caller named, by its name's words; else by its form,
+    when no other line has it ("scrap the tablets", "the tube of gel")."""
     # Form words count here ("take the gel off"): they tell lines of one order apart.
+    exact = [line for line in lines if line.name.lower() == said.strip().lower()]
+    if exact:
+        return exact[0]  # a tool given the line's own name: "Ibuprofen", not the gel
     words = [w for w in re.findall(r"[a-z0-9']+", said.lower()) if w not in _STOP]
-    best, best_score = None, (0.0, 0)
+    by_name = _named_by_name(words, lines)
+    if by_name is not None:
+        return by_name
+    heard = {w.removesuffix("s") for w in words}
+    # A word two lines share ("the tablets" of two) names neither, but narrows them:
+    # "the hay fever tablets" of an antihistamine and a painkiller, both tablets.
+    left = list(lines)
+    for names in (_form_words, _strength_words, _kind_words):
+        named = [line for line in left if _calls(heard, names(line))]
+        if len(named) == 1:
+            return named[0]
+        left = named or left
+    return None
+
+
+def _calls(heard: set[str], own: set[str]) -> bool:
+    """A heard word is one of `own`, or begins with one ("painkillers", "pain")."""
+    return bool(heard & own) or any(
+        h.startswith(w) for h in heard for w in own if len(w) >= 4 and len(h) > len(w)
+    )
+
+
+def _strength_words(line: LineView) -> set[str]:
+    """The number of its strength ("the 400s"), when no count could be it: "5
+    percent" is not "make it 5"."""
+    return {n for n in re.findall(r"\d+", line.strength) if len(n) >= 3}
+
+
+def _kind_words(line: LineView) -> set[str]:
+    """What the line is for, in the catalogue's keywords ("allergy", "antihistamine")."""
+    return {w.removesuffix("s") for w in re.findall(r"[a-z]+", line.keywords.lower()) if len(w) > 2}
+
+
+def _form_words(line: LineView) -> set[str]:
+    form = line.form.lower()
+    own = {w.removesuffix("s") for w in re.findall(r"[a-z]+", form)}
+    return own | {called for called, forms in _CALLED.items() if any(f in form for f in forms)}
+
+
+def _named_by_name(words: list[str], lines: Sequence[LineView]) -> LineView | None:
+    best, best_score = None, (0.0, 0, 0)
     for line in lines:
         name = line.name.lower()
         scores = [partial_ratio(w, name) for w in words if len(w) > 2]
-        # Ties go to the line more of the words name: "Honey and Lemon Throat Lozenges"
-        # is not the Sore Throat Spray, though "throat" names both.
-        score = (max(scores, default=0.0), sum(s >= 85 for s in scores))
+        # Ties go to the line more of the words name ("Honey and Lemon Throat Lozenges"
+        # is not the Sore Throat Spray, though "throat" names both), then to the one
+        # with fewer words not said ("the ibuprofen" is Ibuprofen, not Ibuprofen Gel).
+        unsaid = [
+            w for w in name.split() if max((partial_ratio(h, w) for h in words), default=0) < 85
+        ]
+        score = (max(scores, default=0.0), sum(s >= 85 for s in scores), -len(unsaid))
         if score > best_score:
             best, best_score = line, score
     return best if best_score[0] >= 85 else None
@@ -168,21 +257,37 @@ def _names_variant(words: str) -> bool:
     return bool(hints.form or hints.strong or hints.pack or hints.audience or hints.plain or sized)
 
 
-def _unknown_name(text: str) -> bool:
-    """A word no dictionary holds, long enough to be a drug's name ("lamotrigine"), and
-    not a line's (the caller already named `target` then)."""
-    return any(len(w) >= 6 and not is_english(w) for w in content_words(text))
-
-
-def _removal(text: str, lines: Sequence[LineView]) -> Remove | None:
+def _removal(text: str, lines: Sequence[LineView], *, ending: bool = False) -> Remove | None:
+    """The line the words take off. `ending`: said with the end of the order, where
+    "without the gel" asks a total and "drop it off later" is an errand."""
     removal = _REMOVE.search(text)
-    if removal is None:
-        return None
-    words = next(g for g in removal.groups() if g)
-    line = named_line(words, lines) or (
-        lines[-1] if re.fullmatch(r"(?:it|that|them|those)\b.*", words, re.I) else None
-    )
-    return Remove(line.name) if line is not None else None
+    if removal is not None and not (ending and removal.group("d")):
+        # The clause the removal is in: "remove the ibuprofen, keep the gel".
+        words = _CLAUSE.split(next(g for g in removal.groups() if g))[0]
+        line = named_line(words, lines)
+        if line is None and _PRONOUN.fullmatch(words):
+            # "my wife bought paracetamol, so take those off": the line the sentence
+            # names; "take it off" alone, the last one. Measured: the last line went.
+            line = named_line(text, lines) or lines[-1]
+        if line is not None:
+            return Remove(line.name)
+    for named in _REMOVE_NAMED.finditer(text):
+        words = next(g for g in named.groups() if g)
+        # "the tube of gel, can you cancel that bit?": the line the sentence names.
+        pointing = _PRONOUN.fullmatch(words) or words.lower() in ("bit", "one", "ones")
+        line = named_line(text if pointing else words, lines)
+        if line is not None:
+            return Remove(line.name)
+    return None
+
+
+_CLAUSE = re.compile(r"[,.;!?]|\b(?:but|keep|just|and keep|leave)\b", re.IGNORECASE)
+# What a removal's words are when they only point: not "it off later", "them to run out".
+_PRONOUN = re.compile(
+    r"\s*(?:it|that|them|those|this|that one|those ones|that bit)"
+    r"(?:\s+(?:off|out|please|now|then|too|as well|for me))*\s*",
+    re.IGNORECASE,
+)
 
 
 def order_move(
@@ -209,7 +314,13 @@ def order_move(
     if READ_BACK.search(text) or _DONE.search(text):
         # "remove the plasters and that's all": the removal, which then reads the order
         # back (`remove_from_order`). Read as the read-back alone, the plasters stayed.
-        return _removal(_DONE.sub(" ", text), lines) or ReadBack()
+        # A swap or one fewer said so is that move; the caller hears the order after it.
+        rest = READ_BACK.sub(" ", _DONE.sub(" ", text))
+        if _SWAP.search(rest) or _LESS.search(rest) or _removal(rest, lines, ending=True):
+            move = order_move(rest, lines, read_back_heard=False, names_other=names_other)
+            if isinstance(move, Remove | Swap | SetQuantity):
+                return move
+        return ReadBack()
     target = named_line(text, lines)
     other = _names_something_else(text, lines) if names_other is None else names_other
     swap = _SWAP.search(text)
@@ -239,20 +350,24 @@ def order_move(
         if fewer >= line.quantity:
             return Remove(line.name)
         return SetQuantity(line.name, line.quantity - fewer)
-    if _REMOVE.search(text):
-        return _removal(text, lines)
-    if target is None and (other or _unknown_name(text)):
-        # "one more box of aspirin" adds aspirin; it changes no line. Nor does "make it
-        # two lamotrigine", a drug the shop lacks: measured, the last line became two.
-        return None
+    to_count = _TO_COUNT.search(text)
+    if to_count and (target is not None or not other):
+        return SetQuantity((target or lines[-1]).name, _count(to_count.group("n")))
+    removal = _removal(text, lines)
+    if removal is not None or _REMOVE.search(text):
+        return removal
+    if target is None and other:
+        return None  # "one more box of aspirin" adds aspirin; it changes no line
     line = target or lines[-1]
     nth = _NTH.search(text)
     if nth:
         return SetQuantity(line.name, _ORDINAL[nth.group("nth").lower()])
     more = _MORE.search(text)
     if more:
-        extra = 1 if more.group("another") is not None else _count(more.group("n"))
-        return SetQuantity(line.name, line.quantity + extra)
+        count = more.group("n") or more.group("k")
+        return SetQuantity(line.name, line.quantity + (_count(count) if count else 1))
+    if _DOUBLE.search(text):
+        return SetQuantity(line.name, 2 * line.quantity)
     # The last of several: "four's a bit silly, no, just make it two" means two.
     setting = next(reversed(list(_SET.finditer(text))), None)
     if setting:

@@ -63,6 +63,7 @@ from agents.variants import resolve, variant_words
 from models import orders
 from models.search import content_words, search_products
 from models.shop import Product
+from models.sounds import is_english
 from swarm import RoutedCall, RoutedReply, SessionHandle
 
 log = logging.getLogger("agents.screen")
@@ -317,7 +318,18 @@ async def _order_move(
     pharmacy: Pharmacy, view: orders.OrderView | None, said: str, last: str
 ) -> RoutedCall | None:
     def names_other(db: Db, lines: tuple[orders.LineView, ...]) -> bool:
-        found = family(db, said) or brand_family(db, said)
+        # A drug's name said among other words ("make it two lamotrigine") is looked
+        # up on its own: the whole sentence finds nothing, and the last line was set.
+        found = (
+            family(db, said)
+            or brand_family(db, said)
+            or [
+                p
+                for w in content_words(said)
+                if len(w) >= 6 and not is_english(w)
+                for p in family(db, w)
+            ]
+        )
         held = {ingredient(p) for line in lines if (p := db.get(Product, line.sku))}
         return any(ingredient(p) not in held for p in found)
 

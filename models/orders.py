@@ -63,6 +63,8 @@ class LineView:
     form: str
     quantity: int
     unit_price_cents: int
+    # The product's keywords: callers name a line by what it is for ("the allergy ones").
+    keywords: str = ""
 
     @property
     def total_cents(self) -> int:
@@ -117,7 +119,9 @@ def view_order(db: Session, *, order: Order) -> OrderView:
         .order_by(col(OrderLine.id))
     ).all()
     lines = tuple(
-        LineView(p.sku, p.name, p.strength, p.form, line.quantity, line.unit_price_cents)
+        LineView(
+            p.sku, p.name, p.strength, p.form, line.quantity, line.unit_price_cents, p.keywords
+        )
         for line, p in rows
     )
     assert order.id is not None

@@ -45,6 +45,8 @@ from swarm import ToolContext, ToolError
 
 log = logging.getLogger("agents.orders")
 _DONE = re.compile(DONE, re.IGNORECASE)
+# Words that ask for more of what the order holds: "another", "one more", "add".
+_MORE = re.compile(r"\b(?:more|another|extra|add|also|as well|too|again|second)\b", re.I)
 
 
 class AddToOrder(BaseModel):
@@ -147,6 +149,12 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         question = _asked_first(db, choice, said, heard_kin, ctx.client_id)
         if question is not None:
             return question
+        held = next((x for x in _lines(db, ctx.client_id) if x.sku == choice.sku), None)
+        if held is not None and quantity == 1 and stated is None and not _MORE.search(said):
+            # Named again with no count and no "more": "oh right, the loratadine, my
+            # daughter gets terrible hay fever" added a pack. The caller says how many.
+            log.info("already_ordered client_id=%s", ctx.client_id)
+            return f"You already have {line_words(held)} in your order. How many would you like?"
         view = orders.set_quantity(
             db, customer_id=_customer_id(db, ctx.client_id), product=choice, quantity=quantity
         )

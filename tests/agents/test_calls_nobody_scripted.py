@@ -498,3 +498,42 @@ async def test_the_last_line_taken_off_leaves_an_empty_order_said_plainly(shop: 
     replies = await talk(shop, "c", "one famotidine please", "no, take it off, that's all")
     assert replies[1] == "I've taken off Famotidine, so your order is empty now. Anything else?"
     assert lines_of(shop, "c") == []
+
+
+@pytest.mark.parametrize(
+    "more",
+    [
+        "another one for my missus",
+        "make it two thankyou",
+        "make it two, sorry my bluetooth cut out",
+    ],
+)
+async def test_a_word_no_dictionary_holds_is_no_drug_unless_the_catalogue_finds_one(
+    shop: Services, more: str
+) -> None:
+    """Found by review: any long word missing from the dictionary was taken for a drug
+    the shop lacks, and the count was searched instead of set."""
+    await talk(shop, "c", "a box of cetirizine please, just the one", more)
+    assert lines_of(shop, "c") == [("pending", "CET10-30", 2, 2 * 399)]
+
+
+async def test_a_product_named_again_without_a_count_adds_nothing_until_asked(
+    shop: Services,
+) -> None:
+    """Measured (benchmarks/order_moves.py): a caller who only spoke of a product already
+    in the order ("oh right, the loratadine, my daughter's hay fever is awful") had
+    another pack added. They are told what they have and asked how many in all."""
+    replies = await talk(
+        shop,
+        "c",
+        "one loratadine please",
+        "yeah the loratadine is for my daughter",
+        "two",
+    )
+    assert "You already have 1 pack of Loratadine" in replies[1], replies
+    assert lines_of(shop, "c") == [("pending", "LOR10-30", 2, 2 * 449)]
+
+
+async def test_a_count_raised_to_a_total_is_that_total(shop: Services) -> None:
+    await talk(shop, "c", "one loratadine please", "could you increase the loratadine to four")
+    assert lines_of(shop, "c") == [("pending", "LOR10-30", 4, 4 * 449)]

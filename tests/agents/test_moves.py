@@ -162,3 +162,85 @@ def test_a_line_named_by_a_word_two_lines_share_is_the_one_more_words_name(
     )
     line = named_line(said, lines)
     assert line is not None and line.name == name
+
+
+@pytest.mark.parametrize(
+    ("said", "move"),
+    [
+        # A line named by its form or container when no other line has it.
+        ("can you get rid of the tablets", Remove("Paracetamol")),
+        ("the tube, I don't need it now, could you take it out", Remove("Ibuprofen Gel")),
+        # "those" points at the line the sentence names, not the last one.
+        ("my husband's already got paracetamol so take those off", Remove("Paracetamol")),
+        ("oh scratch the ibuprofen one", Remove("Ibuprofen Gel")),
+        ("forget about the gel then", Remove("Ibuprofen Gel")),
+        ("I don't need the paracetamol now", Remove("Paracetamol")),
+        ("could you leave the tablets out please", Remove("Paracetamol")),
+        ("just the gel then, no paracetamol", Remove("Paracetamol")),
+        # Counts said in other ways.
+        ("can you knock it down to one pack of the tablets", SetQuantity("Paracetamol", 1)),
+        ("take one of the tablets off", SetQuantity("Paracetamol", 1)),
+        ("another two of the paracetamol", SetQuantity("Paracetamol", 4)),
+        ("and an extra tube of gel", SetQuantity("Ibuprofen Gel", 2)),
+        ("could you double the paracetamol", SetQuantity("Paracetamol", 4)),
+        ("make it just the one box of paracetamol", SetQuantity("Paracetamol", 1)),
+    ],
+)
+def test_moves_said_the_way_callers_say_them(said: str, move) -> None:
+    assert order_move(said, LINES, read_back_heard=False, names_other=False) == move
+
+
+@pytest.mark.parametrize(
+    ("said", "move"),
+    [
+        # Said of the whole order, or of nothing: no line goes.
+        ("forget it", None),
+        ("cancel it", None),
+        ("no the gel is fine", None),
+        ("leave the gel, it's fine", None),
+        ("no, two", SetQuantity("Ibuprofen Gel", 2)),
+    ],
+)
+def test_words_that_sound_like_a_removal_but_name_no_line(said: str, move) -> None:
+    assert order_move(said, LINES, read_back_heard=False, names_other=False) == move
+
+
+def test_a_form_two_lines_share_names_neither() -> None:
+    lines = (
+        LineView("PAR500-16", "Paracetamol", "500 mg", "tablets", 2, 299),
+        LineView("IBU200-24", "Ibuprofen", "200 mg", "tablets", 1, 399),
+    )
+    assert order_move("get rid of the tablets", lines, read_back_heard=False) is None
+
+
+# Found by a review of the first build of the moves above.
+_IBU = LineView("IBU200-24", "Ibuprofen", "200 mg", "tablets", 1, 399)
+_GEL = LineView("IBUGEL-50", "Ibuprofen Gel", "5 percent", "gel", 1, 749)
+_FLU = LineView("FLU-16", "Cold and Flu Relief", "", "capsules", 1, 499)
+_PAR = LineView("PAR500-16", "Paracetamol", "500 mg", "tablets", 2, 299)
+
+
+@pytest.mark.parametrize(
+    ("said", "lines", "move"),
+    [
+        # "and" was a word of the name "Cold and Flu Relief".
+        ("remove the paracetamol and that's it", (_FLU, _PAR), Remove("Paracetamol")),
+        # The words of the other clause counted for the line kept.
+        ("remove the ibuprofen, keep the gel", (_IBU, _GEL), Remove("Ibuprofen")),
+        ("remove the ibuprofen, keep the gel", (_GEL, _IBU), Remove("Ibuprofen")),
+        ("take it off", (_GEL, _IBU), Remove("Ibuprofen")),
+        # Said with the end of the order: a question, an errand, a count.
+        ("what's the total without the gel?", (_PAR, _GEL), ReadBack()),
+        ("that's everything, my husband will drop it off later", (_PAR, _GEL), ReadBack()),
+        ("that's all, I'll drop them round to my mum", (_PAR, _GEL), ReadBack()),
+        ("that's it, I don't want them to run out", (_PAR, _GEL), ReadBack()),
+        ("take one paracetamol off, that's all", (_PAR, _GEL), SetQuantity("Paracetamol", 1)),
+    ],
+)
+def test_the_line_meant_and_no_other(said: str, lines, move) -> None:
+    assert order_move(said, lines, read_back_heard=False, names_other=False) == move
+
+
+def test_a_tool_given_a_line_name_takes_that_line() -> None:
+    line = named_line("Ibuprofen", (_GEL, _IBU))
+    assert line is not None and line.name == "Ibuprofen"
