@@ -11,7 +11,7 @@ from sqlmodel import Session
 from agents.agency import build_pharmacy
 from agents.deps import Pharmacy, ShopInfo
 from agents.prompts import greeting
-from agents.risk import NoReader, ProbeReader, RiskReader, load_probe
+from agents.risk import ORDER_PROBE_FILE, NoReader, ProbeReader, RiskReader, load_probe
 from agents.safety import SafetyLines
 from agents.scripted import pharmacy_script
 from agents.tools.navigation import SALES, TRANSFER_TOOL, TRANSFER_WORDS, TRIAGE
@@ -38,7 +38,7 @@ def _risk(build: AgencyBuild) -> RiskReader:
     if build.embedder is None:
         log.warning("safety_probe=off: the safety phrases alone screen callers")
         return NoReader()
-    return ProbeReader(build.embedder, load_probe())
+    return ProbeReader(build.embedder, load_probe(), order_probe=load_probe(ORDER_PROBE_FILE))
 
 
 def _build(build: AgencyBuild) -> str:

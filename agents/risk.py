@@ -34,6 +34,9 @@ from swarm.backends.embed import Embedder
 log = logging.getLogger("agents.risk")
 
 PROBE_FILE = Path(__file__).with_name("data") / "safety_probe.json"
+# The probe for a line that changes the caller's order in progress, trained also on
+# ordinary order talk (scripts/train_safety_probe.py says why it is kept to those lines).
+ORDER_PROBE_FILE = Path(__file__).with_name("data") / "safety_probe_orders.json"
 ORDINARY = "ordinary"
 # The labels of the training files, in the probe's order; "dose" lines are Concern.DOSING.
 LABELS = (ORDINARY, "emergency", "self_harm", "dose")
@@ -170,7 +173,12 @@ def says_nothing_of_safety(said: str) -> bool:
 
 
 class RiskReader(Protocol):
-    async def concern(self, said: str, *, client_id: str = "") -> Concern | None: ...
+    async def concern(
+        self, said: str, *, client_id: str = "", order_talk: bool = False
+    ) -> Concern | None:
+        """`order_talk`: the line changes the caller's order in progress ("get rid of the
+        tablets, that's me done"), read by the probe that knows such talk."""
+        ...
 
 
 class ProbeReader:
@@ -181,13 +189,21 @@ class ProbeReader:
     let dose questions through to an order."""
 
     def __init__(
-        self, embedder: Embedder, probe: Probe, *, timeout: float = 10.0, callers: int = 256
+        self,
+        embedder: Embedder,
+        probe: Probe,
+        *,
+        order_probe: Probe | None = None,
+        timeout: float = 10.0,
+        callers: int = 256,
     ) -> None:
-        if embedder.model_id != probe.model_id:
-            raise ValueError(
-                f"the safety probe was trained on {probe.model_id}, not {embedder.model_id}"
-            )
+        for each in (probe, order_probe):
+            if each is not None and embedder.model_id != each.model_id:
+                raise ValueError(
+                    f"the safety probe was trained on {each.model_id}, not {embedder.model_id}"
+                )
         self._embedder, self._probe, self._timeout = embedder, probe, timeout
+        self._order_probe = order_probe or probe
         # Each caller's last reading, kept by a digest of the line, never the words, and
         # never across callers, whose lines are theirs: a turn handed from triage to sales
         # is screened again with the same words, and a reading started while the caller's
@@ -196,7 +212,9 @@ class ProbeReader:
         self._last: OrderedDict[str, _Kept] = OrderedDict()
         self._callers = callers
 
-    async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
+    async def concern(
+        self, said: str, *, client_id: str = "", order_talk: bool = False
+    ) -> Concern | None:
         if says_nothing_of_safety(said):
             return None
         digest = hashlib.blake2b(said.encode("utf-8", "replace"), digest_size=16).digest()
@@ -209,19 +227,21 @@ class ProbeReader:
         try:
             # Shielded: a turn cut while its line is read leaves the reading to the next
             # ask of that line; only another line of the caller's drops it (`_keep`).
-            return (await asyncio.shield(kept.reading)).concern
+            reading = await asyncio.shield(kept.reading)
+            return reading.in_order if order_talk else reading.concern
         finally:
             kept.waiting -= 1
 
     async def _read(self, said: str, client_id: str) -> _Reading:
         try:
             vector = await asyncio.wait_for(self._embedder.embed(said), self._timeout)
-            return _Reading(self._probe.concern(vector))
+            # Both probes read the one vector: the line's cost is its embedding.
+            return _Reading(self._probe.concern(vector), self._order_probe.concern(vector))
         except TimeoutError:
             log.error("safety_probe_timeout client_id=%s seconds=%s", client_id, self._timeout)
         except Exception as exc:  # a model that failed to load, a worker that died
             log.error("safety_probe_failed client_id=%s error=%r", client_id, exc)
-        return _Reading(None, read=False)
+        return _Reading(None, None, read=False)
 
     def _keep(self, client_id: str, kept: _Kept) -> None:
         replaced = self._last.get(client_id)
@@ -260,11 +280,14 @@ class _Kept:
 @dataclass(frozen=True, slots=True)
 class _Reading:
     concern: Concern | None
+    in_order: Concern | None  # as order talk (`ORDER_PROBE_FILE`)
     read: bool = True  # False: the model failed or timed out, and the phrases decide
 
 
 class NoReader:
     """The fake: the phrases alone, for tests that measure them without the probe."""
 
-    async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
+    async def concern(
+        self, said: str, *, client_id: str = "", order_talk: bool = False
+    ) -> Concern | None:
         return None

@@ -40,6 +40,7 @@ from agents.guards import is_clear_yes, spoken_quantities
 from agents.moves import (
     READ_BACK_QUESTION,
     Confirm,
+    Move,
     ReadBack,
     Remove,
     SetQuantity,
@@ -207,7 +208,11 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     # one, not hear the offer of one again.
     if asks_for_person(said) or await accepts_offer(pharmacy, last, said, named):
         return RoutedCall(TRANSFER_TOOL, {"reason": "asked for a person"})
-    read = await pharmacy.risk.concern(said, client_id=session.client_id)
+    # A change to the caller's order in progress is read by the probe that knows order
+    # talk: "get rid of the tablets, that's me done" was answered with a crisis line.
+    move = await _order_move(pharmacy, await pending.view(), said, last)
+    order_talk = isinstance(move, Remove | SetQuantity | Swap | ReadBack)
+    read = await pharmacy.risk.concern(said, client_id=session.client_id, order_talk=order_talk)
     # After a safety answer, the probe may only raise it: "should I just give her an
     # aspirin" after a stroke's 911 reads as a dose question, and must hear 911 again.
     if read is not None and not safety.holds(safety.concern_answered(last), read):
@@ -232,9 +237,9 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         answer = await _name_answer(session, pharmacy, asked, said)
         if answer is not None:
             return answer
-    move = await _order_move(pharmacy, await pending.view(), said, last)
-    if move is not None:
-        return move
+    call = _move_call(move)
+    if call is not None:
+        return call
     if _BYE.search(said) and not await pending.has_lines() and not await named.any():
         return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
     wanted = heard.asked_how_many(last)
@@ -316,7 +321,7 @@ async def _after_self_harm(session: SessionHandle, lines: safety.SafetyLines) ->
 
 async def _order_move(
     pharmacy: Pharmacy, view: orders.OrderView | None, said: str, last: str
-) -> RoutedCall | None:
+) -> Move | None:
     def names_other(db: Db, lines: tuple[orders.LineView, ...]) -> bool:
         # A drug's name said among other words ("make it two lamotrigine") is looked
         # up on its own: the whole sentence finds nothing, and the last line was set.
@@ -338,7 +343,10 @@ async def _order_move(
     lines = view.lines
     other = await pharmacy.run(lambda db: names_other(db, lines))
     answers = view.read_back_revision == view.revision and last.endswith(READ_BACK_QUESTION)
-    move = order_move(said, view.lines, read_back_heard=answers, names_other=other)
+    return order_move(said, view.lines, read_back_heard=answers, names_other=other)
+
+
+def _move_call(move: Move | None) -> RoutedCall | None:
     if isinstance(move, ReadBack):
         return RoutedCall("read_back_order")
     if isinstance(move, Swap):

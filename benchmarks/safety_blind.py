@@ -11,6 +11,13 @@ train the probe with agents/data/safety_train.json; sets 3 and 4 are held out.
 tree builds it.
 
     .venv/bin/python benchmarks/safety_blind.py [--pharmacy] [--repo /tmp/before]
+    .venv/bin/python benchmarks/safety_blind.py --order-talk
+
+`--order-talk` says each line to three orders in progress of two lines, and counts
+those the screen reads as a change to the order (`agents.moves.order_move`), which the
+order-talk probe reads (agents/data/safety_probe_orders.json) instead of the line
+probe: of the concerns among them, those the order probe lets through that the line
+probe caught (*lost*), and of the ordinary ones, those it no longer flags.
 """
 
 from __future__ import annotations
@@ -113,24 +120,71 @@ def _probe() -> Callable[[str], object]:
     return lambda said: asyncio.run(reader.concern(said))
 
 
+def order_talk(sets: list[tuple[str, dict[str, list[str]]]]) -> None:
+    from agents.moves import ReadBack, Remove, SetQuantity, Swap, order_move
+    from agents.risk import ORDER_PROBE_FILE, load_probe, says_nothing_of_safety
+    from agents.safety import screen
+    from callswarm.app import safety_embedder
+    from callswarm.settings import Settings
+    from models.orders import LineView
+
+    embedder = safety_embedder(Settings(data_dir=HERE.parent / "data"))
+    line_probe, order_probe = load_probe(), load_probe(ORDER_PROBE_FILE)
+    catalogue = json.loads((HERE.parent / "models/data/catalogue.json").read_text())
+    product = {p["sku"]: p for p in catalogue["products"]}
+
+    def line(sku: str, packs: int) -> LineView:
+        p = product[sku]
+        return LineView(
+            sku, p["name"], p["strength"], p["form"], packs, p["price_cents"], p["keywords"]
+        )
+
+    in_progress = [
+        (line("PAR500-16", 2), line("IBUGEL-50", 1)),
+        (line("SLEEP-20", 1), line("CET10-30", 1)),
+        (line("IBU400-24", 2), line("LOR10-30", 1)),
+    ]
+    print(f"{'set':<14} {'kind':<10} {'lines':>5} {'order talk':>10} {'lost':>5} {'cleared':>7}")
+    for name, categories in sets:
+        for kind, utterances in categories.items():
+            talk = lost = cleared = 0
+            for said in utterances:
+                if screen(said) is not None or says_nothing_of_safety(said):
+                    continue  # the phrases answer it, or no probe reads it
+                moves = [order_move(said, o, read_back_heard=False) for o in in_progress]
+                if not any(isinstance(m, Remove | SetQuantity | Swap | ReadBack) for m in moves):
+                    continue
+                talk += 1
+                vector = embedder.embed_now(said)
+                caught = line_probe.concern(vector) is not None
+                let_by = order_probe.concern(vector) is None
+                lost += kind != "ordinary" and caught and let_by
+                cleared += kind == "ordinary" and caught and let_by
+            print(f"{name:<14} {kind:<10} {len(utterances):>5} {talk:>10} {lost:>5} {cleared:>7}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repo", type=Path, default=HERE.parent)
     parser.add_argument("--pharmacy", action="store_true")
+    parser.add_argument("--order-talk", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(args.repo))
     logging.disable(logging.WARNING)
     from agents.safety import screen
 
-    probe = _probe() if args.repo == HERE.parent else None
-    head = f"{'set':<14} {'kind':<10} {'phrases':>9}"
-    head += f" {'+ probe':>9} {'probe ms p50':>12} {'p95':>5}" if probe else ""
-    print(head + (f" {'sold to (of 2 per line)':>24}" if args.pharmacy else ""))
     sets = [
         (path.stem, json.loads(path.read_text())["categories"])
         for path in sorted((HERE / "data").glob("safety_blind*.json"))
     ]
     sets.append(("written-here", {"ordinary": ordinary_written_here(held_out=True)}))
+    if args.order_talk:
+        order_talk(sets)
+        return
+    probe = _probe() if args.repo == HERE.parent else None
+    head = f"{'set':<14} {'kind':<10} {'phrases':>9}"
+    head += f" {'+ probe':>9} {'probe ms p50':>12} {'p95':>5}" if probe else ""
+    print(head + (f" {'sold to (of 2 per line)':>24}" if args.pharmacy else ""))
     for name, categories in sets:
         for kind, utterances in categories.items():
             right = sum((screen(u) is None) == (kind == "ordinary") for u in utterances)

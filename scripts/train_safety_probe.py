@@ -3,7 +3,8 @@
 The lines, each labelled emergency, self_harm, dose or ordinary:
 - from helpers who saw no code: blind sets 1 and 2 (benchmarks/data/safety_blind{1,2}.json),
   agents/data/safety_train.json (opening lines) and safety_midcall.json (lines from later
-  in a call);
+  in a call); for the order-talk probe (agents/data/safety_probe_orders.json) also
+  safety_orders.json (ordinary talk about an order in progress);
 - ordinary lines written here for other purposes, copied into
   agents/data/safety_ordinary.json at each run: the bench's daily scenarios without a
   safety tag, the daily product sentences, and consent sets 1 and 2. Without them the
@@ -35,6 +36,12 @@ TRAINING = (
     ROOT / "agents" / "data" / "safety_midcall.json",
     ORDINARY,
 )
+# The probe for a line that changes the caller's order in progress: the same lines and
+# ordinary order talk ("get rid of the tablets, that's me done"), which the probe read
+# as self-harm or an emergency in about one line of six (benchmarks/order_moves.py).
+# Trained into every line's probe, it missed 4 more of the 200 veiled self-harm lines of
+# held-out set 6; kept to order talk, it misses none of them.
+ORDER_TALK = (*TRAINING, ROOT / "agents" / "data" / "safety_orders.json")
 
 
 def lines(paths: tuple[Path, ...]) -> list[tuple[str, str]]:
@@ -65,7 +72,7 @@ def write_ordinary() -> None:
 
 def main() -> None:
     sys.path.insert(0, str(ROOT))
-    from agents.risk import data_sha256, save_probe, train
+    from agents.risk import ORDER_PROBE_FILE, data_sha256, save_probe, train
     from callswarm.app import safety_embedder
     from callswarm.settings import Settings
 
@@ -79,24 +86,28 @@ def main() -> None:
     args = parser.parse_args()
     write_ordinary()
     embedder = safety_embedder(Settings(data_dir=args.data_dir))
-    data = lines(TRAINING)
-    started = time.perf_counter()
-    vectors = [embedder.embed_now(said) for said, _ in data]
-    print(f"embedded {len(data)} lines in {time.perf_counter() - started:.0f} s")
-    probe = train(
-        vectors,
-        [label for _, label in data],
-        model_id=embedder.model_id,
-        data=data_sha256(TRAINING),
-        l2=args.l2,
-        ordinary_below=args.ordinary_below,
-    )
-    save_probe(probe)
-    right = sum(
-        (probe.concern(v) is None) == (label == "ordinary")
-        for v, (_, label) in zip(vectors, data, strict=True)
-    )
-    print(f"training lines read right: {right}/{len(data)}")
+    for paths, path in ((TRAINING, None), (ORDER_TALK, ORDER_PROBE_FILE)):
+        data = lines(paths)
+        started = time.perf_counter()
+        vectors = [embedder.embed_now(said) for said, _ in data]
+        print(f"embedded {len(data)} lines in {time.perf_counter() - started:.0f} s")
+        probe = train(
+            vectors,
+            [label for _, label in data],
+            model_id=embedder.model_id,
+            data=data_sha256(paths),
+            l2=args.l2,
+            ordinary_below=args.ordinary_below,
+        )
+        if path is None:
+            save_probe(probe)
+        else:
+            save_probe(probe, path)
+        right = sum(
+            (probe.concern(v) is None) == (label == "ordinary")
+            for v, (_, label) in zip(vectors, data, strict=True)
+        )
+        print(f"training lines read right: {right}/{len(data)}")
 
 
 if __name__ == "__main__":

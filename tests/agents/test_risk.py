@@ -18,6 +18,7 @@ import pytest
 from agents import safety
 from agents.risk import (
     LABELS,
+    ORDER_PROBE_FILE,
     NoReader,
     Probe,
     ProbeReader,
@@ -247,7 +248,9 @@ async def test_a_pause_read_ahead_is_the_reading_its_turn_uses(shop: Services) -
 
 
 class _Failing:
-    async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
+    async def concern(
+        self, said: str, *, client_id: str = "", order_talk: bool = False
+    ) -> Concern | None:
         raise RuntimeError("the database went away")
 
 
@@ -288,6 +291,9 @@ def test_the_shipped_probe_is_trained_on_the_shipped_lines_and_the_bundled_model
     written = _script("benchmarks/safety_blind.py").ordinary_written_here(held_out=False)
     assert copied == written, "run scripts/train_safety_probe.py"
     assert probe.model_id == SAFETY_READER.sha256
+    orders = load_probe(ORDER_PROBE_FILE)
+    assert orders.data_sha256 == data_sha256(trainer.ORDER_TALK), "run the trainer"
+    assert orders.model_id == SAFETY_READER.sha256
 
 
 # Written for this test, in callers' words, after the probe was trained; each is one the
@@ -342,7 +348,9 @@ async def test_a_shopper_the_probe_stops_gets_on_by_naming_what_they_want(shop: 
 
 
 class _FlagsAll:
-    async def concern(self, said: str, *, client_id: str = "") -> Concern | None:
+    async def concern(
+        self, said: str, *, client_id: str = "", order_talk: bool = False
+    ) -> Concern | None:
         return Concern.SELF_HARM
 
 
