@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from rapidfuzz.fuzz import ratio
 
@@ -108,6 +108,32 @@ def spoken_quantities(text: str) -> list[int]:
         elif match.group("bare"):
             found.append(int(match.group("bare")))
     return found
+
+
+# Words that make a count before a name a dose: "I take two paracetamol a day".
+_DOSING = re.compile(
+    r"\b(?:a day|per day|daily|every|at a time|at once|times|hours?|tonight|in the morning|"
+    r"take|took|taken|taking|swallowed|had)\b",
+    re.IGNORECASE,
+)
+
+
+def count_before_name(text: str, names: Callable[[str], bool]) -> int | None:
+    """The count said right before a word that `names` the product ("two paracetamol
+    please", "three of the ibuprofen"): measured, it was dropped for one pack, and a
+    model's right count was reset to one as never said. None in dose talk, or when two
+    counts are said."""
+    if _DOSING.search(text):
+        return None
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    found = set()
+    for i, word in enumerate(words):
+        if word in ("a", "an") or not is_number_word(word):
+            continue
+        after = [w for w in words[i + 1 : i + 4] if w not in ("more", "of", "the", "those")]
+        if after and names(after[0]):
+            found.add(int(word) if word.isdigit() else _NUMBERS[word])
+    return found.pop() if len(found) == 1 else None
 
 
 # A self-correction between two quantities: "three boxes, no sorry, two boxes".

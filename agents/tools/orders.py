@@ -19,7 +19,14 @@ from sqlmodel import Session
 
 from agents import heard
 from agents.deps import pharmacy
-from agents.guards import consents, grounded, is_clear_yes, spoken_quantities, stated_quantity
+from agents.guards import (
+    consents,
+    count_before_name,
+    grounded,
+    is_clear_yes,
+    spoken_quantities,
+    stated_quantity,
+)
 from agents.heard import did_you_say
 from agents.items import Wanted
 from agents.moves import READ_BACK_QUESTION, described_by, named_line
@@ -40,6 +47,7 @@ from agents.tools.navigation import NoArguments
 from callswarm.agency import read_back_answer
 from models import orders
 from models.orders import OrderError, OutOfStock, PrescriptionOnly, QuantityNotAllowed
+from models.search import says_product
 from models.shop import Product
 from swarm import ToolContext, ToolError
 
@@ -143,6 +151,10 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         choice = choose_product(db, names, said, shop.shop.currency)
         if choice is None or isinstance(choice, str):
             return choice
+        packs = quantity
+        if stated is None:
+            named = count_before_name(said, lambda word: says_product(choice, word))
+            packs = named if named is not None else quantity
         # A variant of what the caller just heard ("the 400s" after ibuprofen) is no guess.
         heard_kin = _kin(db, put_to_caller)
         # "I'd like some lorprimide": a guess is asked about, never added unheard.
@@ -150,13 +162,13 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         if question is not None:
             return question
         held = next((x for x in _lines(db, ctx.client_id) if x.sku == choice.sku), None)
-        if held is not None and quantity == 1 and stated is None and not _MORE.search(said):
+        if held is not None and packs == 1 and stated is None and not _MORE.search(said):
             # Named again with no count and no "more": "oh right, the loratadine, my
             # daughter gets terrible hay fever" added a pack. The caller says how many.
             log.info("already_ordered client_id=%s", ctx.client_id)
             return f"You already have {line_words(held)} in your order. How many would you like?"
         view = orders.set_quantity(
-            db, customer_id=_customer_id(db, ctx.client_id), product=choice, quantity=quantity
+            db, customer_id=_customer_id(db, ctx.client_id), product=choice, quantity=packs
         )
         return choice.name, view
 

@@ -565,3 +565,19 @@ async def test_a_crisis_said_as_order_talk_is_still_answered(shop: Services) -> 
         "I don't need the tablets anymore, I won't be around much longer",
     )
     assert "988" in replies[1], replies[1]
+
+
+@pytest.mark.parametrize(
+    ("said", "sku", "packs"),
+    [
+        ("two paracetamol please", "PAR500-16", 2),
+        ("hiya, could I get three of the ibuprofen", "IBU200-24", 3),
+    ],
+)
+async def test_a_count_said_before_the_name_is_the_packs(
+    shop: Services, said: str, sku: str, packs: int
+) -> None:
+    """Found in passing by a review: a count needed a unit after it ("two boxes"), so
+    "two paracetamol please" added one pack."""
+    await talk(shop, "c", said)
+    assert [(s, n) for _, s, n, _ in lines_of(shop, "c")] == [(sku, packs)]

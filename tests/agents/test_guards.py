@@ -3,7 +3,14 @@ from pathlib import Path
 
 import pytest
 
-from agents.guards import consents, grounded, is_clear_yes, spoken_quantities, stated_quantity
+from agents.guards import (
+    consents,
+    count_before_name,
+    grounded,
+    is_clear_yes,
+    spoken_quantities,
+    stated_quantity,
+)
 from agents.speech import money, order_number
 
 
@@ -124,3 +131,20 @@ def test_answers_nobody_here_wrote_place_an_order_only_on_consent() -> None:
             total += len(corpus["consent"])
     assert placed == 0
     assert refused <= total // 10  # a refusal costs one more question, not an order
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        ("two paracetamol please", 2),
+        ("could I get three of the paracetamol", 3),
+        ("2 paracetamol", 2),
+        ("a paracetamol please", None),
+        # Dose talk: how many tablets, not packs.
+        ("I take two paracetamol a day, can I have a box", None),
+        ("I've had two paracetamol already, can I get some ibuprofen", None),
+        ("two paracetamol, no, three paracetamol", None),
+    ],
+)
+def test_a_count_before_the_products_name(said: str, count: int | None) -> None:
+    assert count_before_name(said, lambda word: word.startswith("paracetamol")) == count
