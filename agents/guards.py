@@ -111,7 +111,7 @@ def spoken_quantities(text: str) -> list[int]:
 
 
 # Words that make a count before a name a dose: "I take two paracetamol a day".
-_DOSING = re.compile(
+DOSE_TALK = re.compile(
     r"\b(?:a day|per day|daily|every|at a time|at once|times|hours?|tonight|in the morning|"
     r"take|took|taken|taking|swallowed|had)\b",
     re.IGNORECASE,
@@ -123,7 +123,7 @@ def count_before_name(text: str, names: Callable[[str], bool]) -> int | None:
     please", "three of the ibuprofen"): measured, it was dropped for one pack, and a
     model's right count was reset to one as never said. None in dose talk, or when two
     counts are said."""
-    if _DOSING.search(text):
+    if DOSE_TALK.search(text):
         return None
     words = re.findall(r"[a-z0-9']+", text.lower())
     found = set()

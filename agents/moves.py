@@ -1,5 +1,8 @@
 """What the caller's words do to an order in progress: pure functions, no I/O.
 
+Past 400 lines because the ways callers name a line (its name, form, strength and
+keywords) and the moves that use them read only side by side.
+
 The order is state that code owns (models/orders.py); the caller's words, and a
 model's tool calls, may only propose moves on it. Measured on calls nobody here
 scripted: "yes" after a read-back added the product again (2 packs became 4), and
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 
 from rapidfuzz.fuzz import partial_ratio
 
-from agents.guards import NUMBER_WORDS, is_clear_yes
+from agents.guards import DOSE_TALK, NUMBER_WORDS, is_clear_yes, is_number_word
 from agents.heard import READ_BACK
 from agents.routing import DONE
 from agents.variants import variant_words
@@ -63,9 +66,12 @@ _REMOVE = re.compile(
 # Removals that count only with a line named in the clause: "forget it", "cancel that"
 # and "skip it" are said of the whole order, or of nothing, as often as of a line.
 _REMOVE_NAMED = re.compile(
-    r"\b(?:get rid of|scratch|skip|forget(?: about)?|nix|ditch|cancel|leave out|"
-    r"take (?:off|out)|(?:won'?t|will not|i'?ll not) bother with|(?:don'?t|do not) need)"
-    r" (?:the |that |those |my )?(?P<x>[^,.;?!]+?)(?=$|[,.;?!]| then| and| actually| "
+    r"\b(?:get rid of|scratch|skip|(?<!don't )(?<!dont )(?<!do not )forget(?: about)?|nix|"
+    r"ditch|cancel|leave out|take (?:off|out)|(?:won'?t|will not|i'?ll not) bother with|"
+    r"(?:don'?t|do not) need(?! (?:a|an|to|any|anything|another|more)\b))"
+    # Not "get rid of my headache": what the caller has, not a line.
+    r" (?!my |your |his |her |their )(?:the |that |those )?"
+    r"(?P<x>[^,.;?!]+?)(?=$|[,.;?!]| then| and| actually| "
     r"after all| any ?more| i | please| thanks| cheers| cos| because)"
     r"|\bleave (?:the |that |those )?(?P<y>[^,.;?!]+?) out\b"
     # "no gel then", "no paracetamol, and that's it": two words at most, then a pause.
@@ -81,13 +87,23 @@ _LESS = re.compile(
     re.I,
 )
 # "drop it down to one bottle", "bring the tablets up to five": a total, never a removal.
-_TO_COUNT = re.compile(rf"\b(?:down|up) to (?:just |only )?(?:the )?{_N}\b", re.I)
+_TO_COUNT = re.compile(
+    rf"\b(?:down|up) to (?:just |only )?(?:the )?{_N}\b"
+    r"(?!\s+(?:weeks?|days?|times?|hours?|minutes?|months?|years?|a day|per|mg|milligrams?)\b)",
+    re.I,
+)
+# Words in a removal that make it one of fewer packs: "cancel one of the paracetamol",
+# "I don't need so many paracetamol".
+_COUNTED = re.compile(
+    rf"^(?:{_COUNT}|so many|all)\b|\b(?:{_COUNT}) (?:of|more|less|box(?:es)?|packs?|bottles?|tubes?)\b",
+    re.I,
+)
 _DONE = re.compile(DONE, re.IGNORECASE)
 _IT = re.compile(r"(?:it|that|them|those|this|that one)", re.IGNORECASE)
 _STOP = frozenset(
     "the that those them these this take off out remove drop delete want don't dont please "
     "more another one two three four five box boxes pack packs make change instead actually "
-    "just only with some any and then but also too".split()
+    "just only with some any and then but also too ones".split()
 )
 _FILLERS = re.compile(r"\b(?:um+|uh+|er+|erm|like|you know|please|thanks|thank you)\b[,.]?", re.I)
 
@@ -171,7 +187,7 @@ _CALLED = {
 }
 
 
-def named_line(said: str, lines: Sequence[LineView]) -> LineView | None:
+def named_line(said: str, lines: Sequence[LineView], *, strict: bool = False) -> LineView | None:
     """The line whose product the caller named, by its name's words; else by its form,
     when no other line has it ("scrap the tablets", "the tube of gel")."""
     # Form words count here ("take the gel off"): they tell lines of one order apart.
@@ -189,9 +205,64 @@ def named_line(said: str, lines: Sequence[LineView]) -> LineView | None:
     for names in (_form_words, _strength_words, _kind_words):
         named = [line for line in left if _calls(heard, names(line))]
         if len(named) == 1:
+            # `strict` (the words of a removal): not when other words name something
+            # else, "forget the hay fever tablets" of an order of paracetamol.
+            if strict and not _explains(named[0], set(content_words(said))):
+                return None
             return named[0]
         left = named or left
     return None
+
+
+def _explains(line: LineView, said: set[str]) -> bool:
+    """Every content word the caller said is one of the line's own (name, form, strength
+    or keywords), or says nothing of which product."""
+    return _all_said_of(said, [line])
+
+
+def _all_said_of(words: set[str], lines: Sequence[LineView], *, talk: bool = False) -> bool:
+    own: set[str] = set()
+    for line in lines:
+        own |= _form_words(line) | _strength_words(line) | _kind_words(line)
+        own |= {w.removesuffix("s") for w in re.findall(r"[a-z]+", line.name.lower())}
+    return all(
+        w in _STOP
+        or w in _NOT_NAMES
+        or w in _MOVE_WORDS
+        or (talk and w in _TALK)
+        or is_number_word(w)
+        or _calls({w.removesuffix("s")}, own)
+        for w in {w.removesuffix("'s") for w in words}
+    )
+
+
+def only_order_talk(said: str, lines: Sequence[LineView]) -> bool:
+    """Whether the words say nothing but a change to the order: every word is the order's
+    own (its lines' names, forms, strengths, keywords), a word of moving a line, of
+    ending the order, or of politeness. "Get rid of the cough syrup and I'm good to go"
+    is; "cancel the paracetamol, I've already taken two packets today" is not, and is
+    read for safety as any other line."""
+    return _all_said_of(set(re.findall(r"[a-z0-9']+", _clean(said).lower())), lines, talk=True)
+
+
+# Words of the order's talk that name nothing: ending it, politeness, pronouns.
+_TALK = frozenset(
+    """i i'm im i've i'd i'll me my we we're you your it's that's thats that'll there's
+    is are be was will would could can do does did have has had get got a an of to for
+    in on at so no not yes yeah yep ok okay right well oh um uh er erm hmm hi please
+    thanks thank cheers ta lovely great fine perfect cool good sorted set done finished
+    lot everything all nothing else ready go order can're what's total much how tell
+    read back you're mate love really""".split()
+)
+
+
+# What callers say around a change to a line, which names no product.
+_MOVE_WORDS = frozenset(
+    """knock down up out off don't dont anymore already bump bring put drop scrap scratch
+    skip forget cancel ditch nix leave bother rid need want double increase raise extra
+    less fewer go gone can't won't i'll mind changed change bought got home found loads
+    plenty still left""".split()
+)
 
 
 def _calls(heard: set[str], own: set[str]) -> bool:
@@ -219,7 +290,7 @@ def _form_words(line: LineView) -> set[str]:
 
 
 def _named_by_name(words: list[str], lines: Sequence[LineView]) -> LineView | None:
-    best, best_score = None, (0.0, 0, 0)
+    best, best_score, tied = None, (0.0, 0, 0), False
     for line in lines:
         name = line.name.lower()
         scores = [partial_ratio(w, name) for w in words if len(w) > 2]
@@ -231,8 +302,12 @@ def _named_by_name(words: list[str], lines: Sequence[LineView]) -> LineView | No
         ]
         score = (max(scores, default=0.0), sum(s >= 85 for s in scores), -len(unsaid))
         if score > best_score:
-            best, best_score = line, score
-    return best if best_score[0] >= 85 else None
+            best, best_score, tied = line, score, False
+        elif score == best_score:
+            tied = True
+    # Two lines the words name alike ("cancel the ibuprofen" of the gel and the strong
+    # tablets): neither; the caller is asked.
+    return best if best_score[0] >= 85 and not tied else None
 
 
 _NOT_NAMES = frozenset(
@@ -264,23 +339,38 @@ def _removal(text: str, lines: Sequence[LineView], *, ending: bool = False) -> R
     if removal is not None and not (ending and removal.group("d")):
         # The clause the removal is in: "remove the ibuprofen, keep the gel".
         words = _CLAUSE.split(next(g for g in removal.groups() if g))[0]
-        line = named_line(words, lines)
+        line = named_line(words, lines, strict=True)
         if line is None and _PRONOUN.fullmatch(words):
-            # "my wife bought paracetamol, so take those off": the line the sentence
-            # names; "take it off" alone, the last one. Measured: the last line went.
-            line = named_line(text, lines) or lines[-1]
+            # "my wife bought paracetamol, so take those off": the line named before
+            # it; "take it off" alone, the last one. Measured: the last line went.
+            line = named_line(text[: removal.start()], lines) or lines[-1]
         if line is not None:
             return Remove(line.name)
-    for named in _REMOVE_NAMED.finditer(text):
+    # "does the paracetamol cancel out the ibuprofen?", "I don't need a prescription for
+    # it, do I?": questions about a line, not changes to it.
+    named_removals = [] if _ASKS.search(text) else _REMOVE_NAMED.finditer(text)
+    for named in named_removals:
         words = next(g for g in named.groups() if g)
-        # "the tube of gel, can you cancel that bit?": the line the sentence names.
+        if _COUNTED.search(words):
+            continue  # fewer packs, not the line
+        # "the tube of gel, can you cancel that bit?": the line named before it; not
+        # "cancel that, keep the gel", which names the line kept after it.
         pointing = _PRONOUN.fullmatch(words) or words.lower() in ("bit", "one", "ones")
-        line = named_line(text if pointing else words, lines)
+        line = (
+            named_line(text[: named.start()], lines)
+            if pointing
+            else named_line(words, lines, strict=True)
+        )
         if line is not None:
             return Remove(line.name)
     return None
 
 
+_ASKS = re.compile(
+    r"^\W*(?:does|do|did|is|are|will|would|should|can (?:i|it|they|you take)|could (?:i|it))\b"
+    r"|,? (?:do|does|is|will|can|should) (?:i|it|they|you)\W*$",
+    re.IGNORECASE,
+)
 _CLAUSE = re.compile(r"[,.;!?]|\b(?:but|keep|just|and keep|leave)\b", re.IGNORECASE)
 # What a removal's words are when they only point: not "it off later", "them to run out".
 _PRONOUN = re.compile(
@@ -351,7 +441,7 @@ def order_move(
             return Remove(line.name)
         return SetQuantity(line.name, line.quantity - fewer)
     to_count = _TO_COUNT.search(text)
-    if to_count and (target is not None or not other):
+    if to_count and (target is not None or not other) and not DOSE_TALK.search(text):
         return SetQuantity((target or lines[-1]).name, _count(to_count.group("n")))
     removal = _removal(text, lines)
     if removal is not None or _REMOVE.search(text):

@@ -45,6 +45,7 @@ from agents.moves import (
     Remove,
     SetQuantity,
     Swap,
+    only_order_talk,
     order_move,
 )
 from agents.routing import DONE, HOURS, SHOPPING, WHERE
@@ -211,7 +212,12 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     # A change to the caller's order in progress is read by the probe that knows order
     # talk: "get rid of the tablets, that's me done" was answered with a crisis line.
     move = await _order_move(pharmacy, await pending.view(), said, last)
-    order_talk = isinstance(move, Remove | SetQuantity | Swap | ReadBack)
+    view = await pending.view()
+    order_talk = (
+        isinstance(move, Remove | SetQuantity | Swap | ReadBack)
+        and view is not None
+        and only_order_talk(said, view.lines)
+    )
     read = await pharmacy.risk.concern(said, client_id=session.client_id, order_talk=order_talk)
     # After a safety answer, the probe may only raise it: "should I just give her an
     # aspirin" after a stroke's 911 reads as a dose question, and must hear 911 again.
@@ -340,10 +346,13 @@ async def _order_move(
 
     if view is None or not view.lines:
         return None
-    lines = view.lines
+    asked = heard.asked_how_many(last)
+    # After "you already have 1 pack of X. How many would you like?", a count that names
+    # no line is X's: measured, "make it two" set the last line.
+    lines = tuple(sorted(view.lines, key=lambda line: line.name == asked))
     other = await pharmacy.run(lambda db: names_other(db, lines))
     answers = view.read_back_revision == view.revision and last.endswith(READ_BACK_QUESTION)
-    return order_move(said, view.lines, read_back_heard=answers, names_other=other)
+    return order_move(said, lines, read_back_heard=answers, names_other=other)
 
 
 def _move_call(move: Move | None) -> RoutedCall | None:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from agents.moves import Confirm, ReadBack, Remove, SetQuantity, Swap, named_line, order_move
+from agents.moves import (
+    Confirm,
+    ReadBack,
+    Remove,
+    SetQuantity,
+    Swap,
+    named_line,
+    only_order_talk,
+    order_move,
+)
 from models.orders import LineView
 
 LINES = (
@@ -244,3 +253,52 @@ def test_the_line_meant_and_no_other(said: str, lines, move) -> None:
 def test_a_tool_given_a_line_name_takes_that_line() -> None:
     line = named_line("Ibuprofen", (_GEL, _IBU))
     assert line is not None and line.name == "Ibuprofen"
+
+
+_SLEEP = LineView("SLEEP-20", "Sleep Aid", "50 mg", "tablets", 1, 499, "sleep insomnia night")
+_STRONG = LineView("IBU400-24", "Ibuprofen Strong", "400 mg", "tablets", 2, 599)
+
+
+@pytest.mark.parametrize(
+    ("said", "lines", "move"),
+    [
+        # Found by a review of the moves said the way callers say them.
+        ("don't forget the paracetamol", (_PAR, _GEL), None),
+        ("cancel that, keep the gel", (_PAR, _GEL), None),
+        ("scratch that, the gel is fine", (_PAR, _GEL), None),
+        ("I need something to get rid of my headache as well", (_PAR, _GEL), None),
+        ("does the paracetamol cancel out the ibuprofen?", (_PAR, _GEL), None),
+        ("I don't need a prescription for the paracetamol, do I?", (_PAR, _GEL), None),
+        ("I don't need anything else for the pain", (_PAR, _GEL), None),
+        ("cancel one of the paracetamol", (_PAR, _GEL), None),
+        ("I've been taking up to 8 paracetamol a day for weeks", (_PAR, _GEL), None),
+        ("up to 2 weeks delivery is fine", (_PAR, _GEL), None),
+        ("ok forget the hay fever tablets then", (_PAR,), None),
+        ("cancel the ibuprofen", (_STRONG, _GEL), None),
+        (
+            "I don't need three of the paracetamol, just one",
+            (_PAR, _GEL),
+            SetQuantity("Paracetamol", 1),
+        ),
+    ],
+)
+def test_words_about_a_line_that_do_not_change_it(said: str, lines, move) -> None:
+    assert order_move(said, lines, read_back_heard=False) == move
+
+
+@pytest.mark.parametrize(
+    ("said", "only"),
+    [
+        ("take the paracetamol off please, I don't need them anymore", True),
+        ("just get rid of the paracetamol and I'm good to go", True),
+        ("that's all thanks", True),
+        # More than order talk: read for safety as any other line.
+        ("cancel the paracetamol, I've already taken two packets today", False),
+        ("get rid of the sleep aid, I've got plenty saved up", False),
+        ("scratch the paracetamol, there's no point anyway", False),
+        ("nothing else matters anymore", False),
+        ("I'm done. Tired of everything.", False),
+    ],
+)
+def test_order_talk_is_only_words_of_the_order(said: str, only: bool) -> None:
+    assert only_order_talk(said, (_PAR, _SLEEP)) is only
