@@ -229,7 +229,7 @@ def _all_said_of(words: set[str], lines: Sequence[LineView], *, talk: bool = Fal
         w in _STOP
         or w in _NOT_NAMES
         or w in _MOVE_WORDS
-        or (talk and w in _TALK)
+        or (w in _TALK if talk else w in _REASONS)
         or is_number_word(w)
         or _calls({w.removesuffix("s")}, own)
         for w in {w.removesuffix("'s") for w in words}
@@ -251,17 +251,21 @@ _TALK = frozenset(
     is are be was will would could can do does did have has had get got a an of to for
     in on at so no not yes yeah yep ok okay right well oh um uh er erm hmm hi please
     thanks thank cheers ta lovely great fine perfect cool good sorted set done finished
-    lot everything all nothing else ready go order can're what's total much how tell
-    read back you're mate love really""".split()
+    lot everything all nothing else ready go order what's total much how tell read back
+    you're mate love really""".split()
 )
 
 
-# What callers say around a change to a line, which names no product.
+# What callers say to change a line, which names no product.
 _MOVE_WORDS = frozenset(
-    """knock down up out off don't dont anymore already bump bring put drop scrap scratch
-    skip forget cancel ditch nix leave bother rid need want double increase raise extra
-    less fewer go gone can't won't i'll mind changed change bought got home found loads
-    plenty still left""".split()
+    """knock down up out off don't dont anymore bump bring put drop scrap scratch skip
+    forget cancel ditch nix leave bother rid need want double increase raise extra less
+    fewer go can't won't i'll change""".split()
+)
+# Reasons said with a change, which name no product either, but are more than order talk
+# to the safety probe: "I've got plenty left" is said of stockpiling too.
+_REASONS = frozenset(
+    "already bought got home found loads plenty still left gone mind changed".split()
 )
 
 
@@ -367,7 +371,7 @@ def _removal(text: str, lines: Sequence[LineView], *, ending: bool = False) -> R
 
 
 _ASKS = re.compile(
-    r"^\W*(?:does|do|did|is|are|will|would|should|can (?:i|it|they|you take)|could (?:i|it))\b"
+    r"^\W*(?:does|do|did|is|are|will|should|can (?:it|they|you take)|could it)\b"
     r"|,? (?:do|does|is|will|can|should) (?:i|it|they|you)\W*$",
     re.IGNORECASE,
 )

@@ -302,3 +302,14 @@ def test_words_about_a_line_that_do_not_change_it(said: str, lines, move) -> Non
 )
 def test_order_talk_is_only_words_of_the_order(said: str, only: bool) -> None:
     assert only_order_talk(said, (_PAR, _SLEEP)) is only
+
+
+def test_a_request_asked_as_a_question_is_still_made() -> None:
+    assert order_move("Can I cancel the gel?", LINES, read_back_heard=False) == Remove(
+        "Ibuprofen Gel"
+    )
+
+
+def test_a_reason_is_more_than_order_talk() -> None:
+    """ "I've got plenty left" is said of stockpiling too: the line probe reads it."""
+    assert not only_order_talk("get rid of the paracetamol, I've got plenty left", LINES)
