@@ -236,7 +236,11 @@ class ProbeReader:
         try:
             vector = await asyncio.wait_for(self._embedder.embed(said), self._timeout)
             # Both probes read the one vector: the line's cost is its embedding.
-            return _Reading(self._probe.concern(vector), self._order_probe.concern(vector))
+            concern = self._probe.concern(vector)
+            in_order = (
+                concern if self._order_probe is self._probe else self._order_probe.concern(vector)
+            )
+            return _Reading(concern, in_order)
         except TimeoutError:
             log.error("safety_probe_timeout client_id=%s seconds=%s", client_id, self._timeout)
         except Exception as exc:  # a model that failed to load, a worker that died

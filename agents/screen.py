@@ -211,8 +211,8 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         return RoutedCall(TRANSFER_TOOL, {"reason": "asked for a person"})
     # A change to the caller's order in progress is read by the probe that knows order
     # talk: "get rid of the tablets, that's me done" was answered with a crisis line.
-    move = await _order_move(pharmacy, await pending.view(), said, last)
     view = await pending.view()
+    move = await _order_move(pharmacy, view, said, last)
     order_talk = (
         isinstance(move, Remove | SetQuantity | Swap | ReadBack)
         and view is not None
