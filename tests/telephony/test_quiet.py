@@ -245,10 +245,15 @@ async def test_packets_held_up_mid_word_are_heard_as_they_were_said(
     assert (await asyncio.wait_for(call.bye(), 5)).startswith("SIP/2.0 200 OK")
     [summary] = await asyncio.wait_for(phone.endpoint.wait_finished(1), 10)
     first, second = turns(phone, "+15550190")
-    # Heard the same length: the 0.1 s a tick of silence would have put in is not.
-    # (Not `stalls == 0`: the caller shares this loop with the gateway, and anything
-    # that holds the loop 0.3 s holds its packets up too.)
-    assert abs(second.speech_s - first.speech_s) <= 0.04, (first, second)
+    # No silence was filled in for the held packets. (A loop held 0.3 s would hold the
+    # caller's packets too, this test's phone sharing it; none in 30 runs, 15 of them
+    # beside two busy loops.)
+    assert summary.stalls == 0 and summary.stalled_s == 0.0, summary
+    # And the two are heard alike. Not to the frame: soxr's streamed output differs by a
+    # sample's rounding with where the call's audio started, and that moves the turn's
+    # end by up to 3 frames (26 of 300 starts, `TurnDetector` offline); a pause put in
+    # mid-word is 0.3 s (`LATE_S`).
+    assert abs(second.speech_s - first.speech_s) <= 0.1, (first, second)
     assert not summary.silence_suppressed, summary
     assert names(first.transcript, "Ibuprofen") and names(second.transcript, "Ibuprofen")
 
