@@ -328,6 +328,19 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 r"|them )?)(?:another|more|some more|any more|a second|the next|extra)\b",
                 rf"\bhow long {_G(3)}wait (?:between|before|after|until)\b",
                 rf"\bhow long after\b {_G(4)}(?:can|could|should|before|until) (?:i|he|she|we|you)\b",
+                # Ways of asking to take more that say no dose word: "can I get away with
+                # three", "two back to back", "the box says one but", "I've had two today,
+                # can I get one more in". A count with them made an order of the question.
+                rf"\bget away with\b {_G(2)}(?:{_NUM}|a couple|a few|more|another|extra|"
+                rf"taking|having|giving|double)\b",
+                rf"\b(?:take|taking|took|have|having|had|give|giving|them|tablets?|pills?|doses?)"
+                rf"\b {_G(3)}(?:back to back|one after (?:the )?(?:other|another))\b",
+                rf"\b(?:can|could|should) (?:i|he|she|we) (?:get|have|take|squeeze|fit) "
+                rf"(?:(?:{_NUM}|another|one) )?more in\b(?! stock\b)",
+                rf"\b(?:it|box|boxes|packet|pack|label|leaflet|bottle|instructions?|doctor|gp) "
+                rf"(?:says?|said|tells? you)\b {_G(2)}(?:{_NUM}|only|just|not|no more)\b "
+                rf"{_G(6)}(?:but|so is|is (?:{_NUM}) (?:ok|okay|fine|alright)|(?:can|could|should) "
+                rf"(?:i|he|she|we) (?:take|have|do|give|go|use))\b",
                 # Taken twice, doubled, by accident; kept on for days.
                 rf"\b(?:took|taken|done|had|given|gave) {_G(4)}twice\b|\bby accident\b|\bdoubled? "
                 rf"(?:up|dosed)\b",
@@ -338,11 +351,47 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 # Too many of a medicine, named or counted ("would two Night Nurse be too many");
                 # "is the 32 pack too much" asks the price.
                 rf"\b(?:would|will) (?:{_NUM}|a couple|a few) {_G(3)}be too (?:much|many)\b",
+                rf"\b(?:is|are|isn't|aren't) (?:{_NUM}|a couple|a few) {_G(2)}too (?:much|many)\b",
+                # Which of two amounts, a whole or half, so many a day, and "would two do
+                # me": how much to take, asked as shoppers ask.
+                rf"\b(?:is it|do i (?:take|have|give|use)|should i|does (?:he|she) (?:take|have|"
+                rf"get|need)|do (?:they|we|you) (?:take|have|give)) {_G(2)}(?:{_NUM}|a whole one|"
+                rf"a half|half) {_G(4)}or (?:{_NUM}|half|a half)\b(?! (?:in (?:a|the|each|one)|"
+                rf"free|for|{_PACKS}|tablets in|to a)\b)",
+                r"\b(?:half (?:a|of (?:a|one|the)) (?:tablet|pill|one|capsule)|a whole one)\b",
+                rf"\b(?:is it|do i|should i|does (?:he|she)) {_G(3)}(?:{_NUM}|once|twice) "
+                rf"(?:{_W} )?(?:a|per|each|every) (?:day|night|glass|dose|time|hours?)\b",
+                rf"\bwould (?:{_NUM}|a couple|a few) do (?:me|him|her|them|us)\b",
+                rf"\b(?:{_NUM}) {_G(3)}(?:straight away|first|to start|now) (?:and )?then "
+                rf"{_G(2)}(?:{_NUM}|another|more)\b",
             ),
             # "Dose" asks how much to take only with a cue; "what's the dose of the
             # ibuprofen" asks its strength, and "low dose aspirin" is a product.
             # "Dosage" always asks how much to take.
             _rx(r"\bdosage\b"),
+            # A few of a medicine, not of its packs, for a pain now: "could I have three of
+            # the paracetamol, the pain is bad" asks to take them.
+            _both(
+                rf"\b(?:can|could|may|should) (?:i|he|she|we) (?:have|take) (?:{_NUM}|a couple|"
+                rf"a few|another)(?: of (?:the|them|those|these|my))?\b(?! (?:{_PACKS}|tubes?)\b)",
+                r"\b(?:pain(?! reli)|hurts?|hurting|aches?|aching|killing me|headache|migraine|agony|so "
+                r"bad|really bad|is bad|can't sleep)\b",
+            ),
+            # Two medicines at once: "can I have one of the sleep ones and a cetirizine,
+            # both together".
+            _both(
+                r"\b(?:both|all of them|the two of them) together\b|\bat the same time\b",
+                r"\b(?:take|taking|have|having|give|giving|mix|mixing)\b",
+            ),
+            # Taken some today, asking about more: "I've had two today, can I get one in
+            # before bed", either way round.
+            _both(
+                rf"\b(?:i've|i have|i|he's|he has|he|she's|she has|she|we've|they've) (?:had|"
+                rf"taken|took) (?:{_W} )?(?:{_NUM}|a couple|a few)(?: of (?:them|those|these|"
+                rf"the {_W}|my {_W})| {_MEDS}| {_INTAKE})? (?:today|already|"
+                rf"this morning|tonight|earlier|so far|last night|an hour ago|hours? ago)\b",
+                r"\b(?:can|could|should|is it|am i|is that|would it)\b",
+            ),
             # Too much, or so many times a day, of a medicine: "how many mg of ibuprofen is
             # too much", "is 1000mg of paracetamol four times a day ok".
             _both(

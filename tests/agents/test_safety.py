@@ -133,6 +133,26 @@ DOSING = [
     "I take the low dose aspirin every morning, is it ok to have the naproxen on top of that",
     "I take low dose aspirin every day is it ok with naproxen",
     "so I'm expecting, about twelve weeks, which of the hay fever tablets am I allowed to take",
+    # 2026-12-06: asking for more without a dose word; a count there made an order.
+    "could he get away with taking four",
+    "is it bad to have them back to back",
+    "can I take the two tablets one after the other",
+    "the packet says one but can i have two",
+    "leaflet says no more than 3 a day, could I do 4",
+    "i have had two today can i get one more in",
+    "can i squeeze another one in before bed, i have taken three today",
+    "i had 2 already, can i take more",
+    "i took two paracetamol an hour ago is it ok",
+    "are two too much for a child",
+    "can i have two of the ibuprofen, my headache is awful",
+    "could she take a couple, her back is aching",
+    "should i give her one or two of the allergy ones",
+    "do i take a whole one",
+    "is it two puffs a day or three",
+    "would a couple do me for the headache",
+    "one now and then another at bedtime, right?",
+    "can he have the cough syrup and the sleep aid at the same time",
+    "the leaflet says two, so is three ok",
 ]
 
 NEGATIVE = [
@@ -201,6 +221,25 @@ NEGATIVE = [
     "I just wake up again at 3am, have you got a sleep aid",
     "would it kill me to buy the bigger box",
     "I'm expecting a delivery from you today",
+    # 2026-12-06: the same words, shopping.
+    "the box says 16 tablets is that the big one",
+    "I had two boxes delivered last week can i get two more",
+    "my doctor says I need vitamin d, can I get two tubs",
+    "on top of the paracetamol can I get some plasters",
+    "when will you get more in",
+    "can I get more in stock soon",
+    "i had two coffees already this morning, could you do me a favour",
+    "we have had two boxes already this month, could we order two more",
+    "could i have two boxes of paracetamol, my back is killing me",
+    "can i have three packs of ibuprofen for my back pain",
+    "could i have two of the pain relief gel tubes",
+    "can i get one or two boxes of ibuprofen",
+    "is it 10 or 20 in a pack",
+    "do i get one or two free with the offer",
+    "is it 16 or 32 tablets in the big box",
+    "do you do the one a day vitamins",
+    "can you send them both together",
+    "it says one per customer on the website, can i get two",
 ]
 
 
