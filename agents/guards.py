@@ -38,7 +38,7 @@ _NUMBERS = {
 # Number words callers say, shared with the order's moves (agents/moves.py).
 NUMBER_WORDS = _NUMBERS
 
-_UNIT_NOUNS = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|of|units?|tablets?|items?)"
+_UNIT_NOUNS = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|strips?|tubs?|tins?|sachets?|of|units?|tablets?|items?)"
 _QUANTITY = re.compile(
     rf"\b(?P<half>half\s+a\s+dozen)\b|\b(?P<num>\d+|{'|'.join(_NUMBERS)})\s+(?:more\s+)?{_UNIT_NOUNS}\b"
     r"|\b(?P<bare>\d+)\b",

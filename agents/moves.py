@@ -166,7 +166,8 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else _NUMBER[word.lower()]
 
 
-def _clean(said: str) -> str:
+def clean(said: str) -> str:
+    """The words said, without fillers ("um", "like", "please") or edge punctuation."""
     return re.sub(r"\s+", " ", _FILLERS.sub(" ", said)).strip(" ,.!?")
 
 
@@ -229,7 +230,7 @@ def _all_said_of(words: set[str], lines: Sequence[LineView], *, talk: bool = Fal
         w in _STOP
         or w in _NOT_NAMES
         or w in _MOVE_WORDS
-        or (w in _TALK if talk else w in _REASONS)
+        or (w in TALK if talk else w in _REASONS)
         or is_number_word(w)
         or _calls({w.removesuffix("s")}, own)
         for w in {w.removesuffix("'s") for w in words}
@@ -242,11 +243,11 @@ def only_order_talk(said: str, lines: Sequence[LineView]) -> bool:
     ending the order, or of politeness. "Get rid of the cough syrup and I'm good to go"
     is; "cancel the paracetamol, I've already taken two packets today" is not, and is
     read for safety as any other line."""
-    return _all_said_of(set(re.findall(r"[a-z0-9']+", _clean(said).lower())), lines, talk=True)
+    return _all_said_of(set(re.findall(r"[a-z0-9']+", clean(said).lower())), lines, talk=True)
 
 
 # Words of the order's talk that name nothing: ending it, politeness, pronouns.
-_TALK = frozenset(
+TALK = frozenset(
     """i i'm im i've i'd i'll me my we we're you your it's that's thats that'll there's
     is are be was will would could can do does did have has had get got a an of to for
     in on at so no not yes yeah yep ok okay right well oh um uh er erm hmm hi please
@@ -398,7 +399,7 @@ def order_move(
     `confirm_order` places the order only on consent (`consents`).
     `names_other`: the words name a catalogue product that is not in the order (the
     screen asks the catalogue); unset, any word unlike a line's name counts as one."""
-    text = _clean(said)
+    text = clean(said)
     if read_back_heard and is_clear_yes(said):  # as said: `_clean` drops "please"
         # confirm_order decides whether it is consent: a yes with more in it ("sure,
         # I'll call back to decide") is asked for a plain yes or no.

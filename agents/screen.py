@@ -48,6 +48,7 @@ from agents.moves import (
     only_order_talk,
     order_move,
 )
+from agents.purchase import only_purchase_talk
 from agents.routing import DONE, HOURS, SHOPPING, WHERE
 from agents.speech import describe
 from agents.tools.catalogue import (
@@ -138,12 +139,19 @@ class _Named:
         self._found: list[Product] | None = None
 
     async def any(self) -> bool:
+        return bool(await self._products())
+
+    async def described(self) -> list[tuple[str, str, str]]:
+        """Each product's name, form and strength."""
+        return [(p.name, p.form, p.strength) for p in await self._products()]
+
+    async def _products(self) -> list[Product]:
         if self._found is None:
             said = self._said
             self._found = (
                 await self._pharmacy.run(lambda db: family(db, said)) if content_words(said) else []
             )
-        return bool(self._found)
+        return self._found
 
 
 class _Pending:
@@ -187,10 +195,13 @@ def _pharmacy(session: SessionHandle) -> Pharmacy:
 async def pharmacy_anticipate(session: SessionHandle, said: str) -> None:
     """The probe reads a pause's words while the voice loop judges whether the pause ends
     the turn; the screen then finds the reading kept (`ProbeReader`) and answers without
-    waiting on it. Lines the phrases answer, and asks for a person, are not read."""
+    waiting on it. Lines the phrases answer, asks for a person and plain requests to buy
+    are not read."""
     pharmacy = _pharmacy(session)
     if safety.screen(said, pharmacy.shop.safety) is not None or asks_for_person(said):
         return
+    if only_purchase_talk(said, await _Named(pharmacy, said).described()):
+        return  # nor a plain request to buy (`pharmacy_screen`)
     await pharmacy.risk.concern(said, client_id=session.client_id)
 
 
@@ -218,7 +229,14 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         and view is not None
         and only_order_talk(said, view.lines)
     )
-    read = await pharmacy.risk.concern(said, client_id=session.client_id, order_talk=order_talk)
+    # A plain request to buy a few packs says no concern the phrases missed, and the
+    # probe is not asked: it gave "can I get two paracetamol" the dose answer, and "two
+    # strips of paracetamol" the crisis line.
+    read = (
+        None
+        if move is None and only_purchase_talk(said, await named.described())
+        else await pharmacy.risk.concern(said, client_id=session.client_id, order_talk=order_talk)
+    )
     # After a safety answer, the probe may only raise it: "should I just give her an
     # aspirin" after a stroke's 911 reads as a dose question, and must hear 911 again.
     if read is not None and not safety.holds(safety.concern_answered(last), read):

@@ -233,7 +233,7 @@ async def test_a_pause_read_ahead_is_the_reading_its_turn_uses(shop: Services) -
         shop.engine.deps, risk=ProbeReader(embedder, _probe_on(embedder.model_id))
     )
     session = shop.engine.session("caller", shop.swarm)
-    said = "could I get a box of the zinc tablets"
+    said = "could I get a box of the zinc tablets for my cold"
     await session.anticipate(said)
     assert embedder.asked == [said]
     assert await session.get_raw_history() == []  # nothing said is kept before the turn
@@ -244,6 +244,8 @@ async def test_a_pause_read_ahead_is_the_reading_its_turn_uses(shop: Services) -
     # What the phrases answer, or a person asked for, is never read.
     await session.anticipate("he's not breathing and his lips are blue")
     await session.anticipate("can I speak to a person please")
+    # Nor a plain request to buy.
+    await session.anticipate("could I get a box of the zinc tablets")
     assert embedder.asked == [said]
 
 
