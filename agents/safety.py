@@ -102,6 +102,21 @@ def _both(first: str, second: str) -> re.Pattern[str]:
     return re.compile(rf"^(?=.*(?:{first}))(?=.*(?:{second}))")
 
 
+# Words of buying: "two boxes of paracetamol, is that ok?" asks whether they may buy
+# them, and a line with none of these asks about taking the amount.
+_BOUGHT = (
+    rf"\b(?:buy|buying|bought|order|ordering|purchase|deliver\w*|collect\w*|post|send|price|"
+    rf"cost|costs|stock|pay|paying|get|please|thanks|thank you|cheers|pounds?|quid|dollars?|"
+    rf"pick|pop|swing|drop by|come (?:in|by|round)|open|opens|close|closes|"
+    rf"(?:{_NUM}|a|a couple of|a few) (?:{_PACKS}|tubes?|tins?))\b"
+)
+
+
+def _unbought(phrase: str) -> re.Pattern[str]:
+    """A phrase in a line that says no word of buying."""
+    return re.compile(rf"^(?!.*{_BOUGHT})(?=.*(?:{phrase}))")
+
+
 _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
     (
         Concern.EMERGENCY,
@@ -358,10 +373,18 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"get|need)|do (?:they|we|you) (?:take|have|give)) {_G(2)}(?:{_NUM}|a whole one|"
                 rf"a half|half) {_G(4)}or (?:{_NUM}|half|a half)\b(?! (?:in (?:a|the|each|one)|"
                 rf"free|for|{_PACKS}|tablets in|to a)\b)",
-                r"\b(?:half (?:a|of (?:a|one|the)) (?:tablet|pill|one|capsule)|a whole one)\b",
+                r"\b(?:half (?:a|of (?:a|one|the)) (?:tablet|pill|one|capsule|sachet|spoon\w*|"
+                r"teaspoon\w*)|a whole one)\b",
                 rf"\b(?:is it|do i|should i|does (?:he|she)) {_G(3)}(?:{_NUM}|once|twice) "
                 rf"(?:{_W} )?(?:a|per|each|every) (?:day|night|glass|dose|time|hours?)\b",
                 rf"\bwould (?:{_NUM}|a couple|a few) do (?:me|him|her|them|us)\b",
+                r"\bgive (?:him|her|them|it) (?:another|more|one more|a second|the rest)\b",
+                rf"\b(?:can|could|should) (?:i|he|she|we) do (?:{_NUM}|a couple|a few|another|"
+                rf"more)\b(?! (?:{_PACKS}|tubes?|for)\b)",
+                rf"\b(?:twice|(?:{_NUM}) times) (?:a|per|each|every) (?:day|night)\b",
+                rf"\b(?:{_NUM}|a couple of|a few) (?:puffs?|squirts?|spoonfuls?|sprays? (?:each|in "
+                rf"each|per|a)|drops? (?:each|in each|per|a))\b",
+                r"\b(?:(?:in )?(?:each|either)|in both) (?:side|nostril|eye|ear)s?\b",
                 rf"\b(?:{_NUM}) {_G(3)}(?:straight away|first|to start|now) (?:and )?then "
                 rf"{_G(2)}(?:{_NUM}|another|more)\b",
             ),
@@ -377,6 +400,26 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 r"\b(?:pain(?! reli)|hurts?|hurting|aches?|aching|killing me|headache|migraine|agony|so "
                 r"bad|really bad|is bad|can't sleep)\b",
             ),
+            # An amount of a medicine, then "ok?" to end the line, said without a word of
+            # buying: "three paracetamol ok", "is one of the cetirizine enough", "four of
+            # the lozenges an hour too much". Not "two of them, alright" nor "that's fine":
+            # those answer "how many would you like?".
+            _unbought(
+                rf"\b(?:{_NUM}|a couple|a few|half)\b(?! (?:pounds?|quid|dollars?|bucks|euros?|"
+                rf"minutes?|mins?|o'?clock|pm|am|days?|weeks?)\b) {_G(2)}(?:of (?:the|my|his|her|your) "
+                rf"{_W}|{_MEDS}|{_INTAKE}) {_G(5)}(?<!that's )(?<!thats )(?<!that is )(?<!yeah )(?<!yes )"
+                rf"(?<!it's )(?<!its )(?:ok|okay|alright|all right|fine|enough|too much|too many|"
+                rf"safe)(?: (?:or|is it|is that|yeah|right|then|in one go|for (?:me|him|her|them|"
+                rf"a {_W}|my {_W})))?$"
+            ),
+            # So many in a day or an hour, or with a meal; how many, one or two.
+            _unbought(
+                rf"\b(?!one a day\b)(?:{_NUM}|a couple|a few) {_G(4)}(?:in (?:a|one)|per|a|an|every|"
+                rf"each) (?:day|hour|night)\b|\bin (?:24|twenty four) hours\b|\b(?:{_NUM}|a "
+                rf"couple|a few) {_G(4)}(?:after|before|with) (?:my |your |his |her )?(?:tea|dinner|"
+                rf"lunch|breakfast|food|meals?|eating)\b|\bhow many\b {_G(4)}(?:{_NUM}) or "
+                rf"(?:{_NUM})\b"
+            ),
             # Two medicines at once: "can I have one of the sleep ones and a cetirizine,
             # both together".
             _both(
@@ -390,7 +433,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"taken|took) (?:{_W} )?(?:{_NUM}|a couple|a few)(?: of (?:them|those|these|"
                 rf"the {_W}|my {_W})| {_MEDS}| {_INTAKE})? (?:today|already|"
                 rf"this morning|tonight|earlier|so far|last night|an hour ago|hours? ago)\b",
-                r"\b(?:can|could|should|is it|am i|is that|would it)\b",
+                r"\b(?:can|could|should|is it|am i|is that|would it|another|more|again)\b",
             ),
             # Too much, or so many times a day, of a medicine: "how many mg of ibuprofen is
             # too much", "is 1000mg of paracetamol four times a day ok".

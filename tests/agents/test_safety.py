@@ -153,6 +153,21 @@ DOSING = [
     "one now and then another at bedtime, right?",
     "can he have the cough syrup and the sleep aid at the same time",
     "the leaflet says two, so is three ok",
+    "can she do three of the hay fever ones",
+    "two sprays in each nostril, right",
+    "is it three times a day for the cream",
+    "a couple of puffs before bed",
+    "how about drops in both eyes",
+    "is two of the loratadine ok for me",
+    "two of the naproxen alright",
+    "is three of the sleep ones too many",
+    "half of the gel enough",
+    "two of the gaviscon after dinner",
+    "three in a day of the naproxen",
+    "how many of the zinc, two or three",
+    "she has had three already, more",
+    "just give her another",
+    "half a teaspoon then",
 ]
 
 NEGATIVE = [
@@ -240,6 +255,26 @@ NEGATIVE = [
     "do you do the one a day vitamins",
     "can you send them both together",
     "it says one per customer on the website, can i get two",
+    "can you do two for a fiver",
+    "can i get two nasal sprays",
+    "could i do two boxes of plasters",
+    "the once a day allergy tablets please",
+    "do you have eye drops for sore eyes, both of them are red",
+    # Answers to "how many would you like?", and shopping: no dose asked.
+    "two is fine",
+    "one will be enough",
+    "make it two, ok",
+    "two of them, alright",
+    "the two, yeah fine",
+    "just the one, that is fine",
+    "two of the ibuprofen, yeah fine",
+    "ok two please",
+    "one is enough thanks",
+    "two boxes of paracetamol, is that ok",
+    "can i get two, is that ok",
+    "is 5 pounds ok for two",
+    "I will pick up two after lunch",
+    "can you deliver in 2 days",
 ]
 
 
