@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from sqlmodel import Session, select
 
+from agents import safety
 from agents.heard import asked_name
 from callswarm.app import build_services
 from callswarm.settings import Settings
@@ -90,5 +91,32 @@ async def test_a_line_taken_off_with_the_end_of_the_order_on_the_embedded_model(
             assert len(placed) == 1
             lines = s.exec(select(OrderLine).where(OrderLine.order_id == placed[0].id)).all()
             assert [(line.sku, line.quantity) for line in lines] == [("CET10-30", 1)]
+    finally:
+        await services.aclose()
+
+
+async def test_a_count_to_buy_and_a_count_to_take_on_the_embedded_model(
+    tmp_path, bundled_model
+) -> None:
+    """ "Can I get two paracetamol" is an order of two packs (the probe had given it the
+    dose answer); "can I get away with three ibuprofen", the same words, is a dose
+    question (it had added three packs). The screen decides both, on any model."""
+    settings = Settings(
+        data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
+    )
+    services = build_services(settings)
+    try:
+        await services.warm_up()
+        bought = services.engine.session("+15550197", services.swarm)
+        await bought.emit(services.greeting)
+        reply = await bought.complete("Hi, can I get two paracetamol")
+        assert safety.concern_answered(reply) is None, reply
+        asked = services.engine.session("+15550196", services.swarm)
+        await asked.emit(services.greeting)
+        reply = await asked.complete("can I get away with three ibuprofen")
+        assert safety.concern_answered(reply) is safety.Concern.DOSING, reply
+        with Session(services.db) as s:
+            lines = s.exec(select(OrderLine)).all()
+            assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)]
     finally:
         await services.aclose()
