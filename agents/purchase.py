@@ -3,8 +3,8 @@ nothing else, which the screen need not ask the safety probe about.
 
 Measured with utterances nobody here wrote (`benchmarks/counted_asks.py`): the probe
 gave "can I get two paracetamol" the dose answer, and "two strips of paracetamol" the
-crisis line, 22 times in 240 requests to buy. Over the 815 emergencies, self-harm and
-dose questions of every safety set, and 190 dose questions said with a count, none is
+crisis line, 22 times in 240 requests to buy. Of the 815 emergencies, self-harm and
+dose questions of every safety set, and 350 dose questions said with a count, none is
 such a request.
 """
 
@@ -19,38 +19,48 @@ from agents.moves import TALK, clean
 
 def only_purchase_talk(said: str, named: Sequence[tuple[str, str, str]]) -> bool:
     """Whether the words say nothing but a request to buy the products `named` (name,
-    form, strength): a word of buying or a pack ("get", "order", "I'll take", "two
-    boxes"), their own words, a few packs of them, and politeness. "Can I get two
-    paracetamol" and "stick two packs of the lozenges on my order" are; "can I take two
-    paracetamol", "can I have two of these", "two for my son", "four at once" and "ten
-    boxes" are not."""
-    text = _I_WILL_TAKE.sub("i'll order", clean(said).lower())
+    form, strength): a word of buying or a pack ("get", "order", "I'll take two", "two
+    boxes"), the words of a product named whole, up to three packs in all, and
+    politeness. "Can I get two paracetamol" and "stick two packs of the lozenges on my
+    order" are; "can I take two paracetamol", "can I have two", "two for my son", "I
+    had three boxes", "four at once" and "ten boxes" are not."""
+    text = _I_WILL_TAKE.sub("i'll order ", clean(said).lower())
     words = re.findall(r"[a-z0-9']+", text)
+    said_words = {w.removesuffix("s") for w in words}
     own: set[str] = set()
-    for name, form, strength in named:
-        own |= set(re.findall(r"[a-z]+", f"{name} {form}".lower()))
-        own |= set(re.findall(r"\d+", strength))
-    said_else = [w for w in words if w not in own]  # a strength ("500") is no count
-    counts = [NUMBER_WORDS.get(w, int(w) if w.isdigit() else 0) for w in said_else]
+    for name, form, _ in named:
+        # Only a product named whole: "paracetamol" names Paracetamol, not Children's
+        # Paracetamol Suspension, whose "children" would then pass as a product's word.
+        name_words = {w.removesuffix("s") for w in re.findall(r"[a-z]+", name.lower())}
+        if name_words <= said_words:
+            own |= name_words | {w.removesuffix("s") for w in re.findall(r"[a-z]+", form.lower())}
+    said_else = [w for w in words if w.removesuffix("s") not in own]
+    packs = sum(_PACKS_SAID.get(w, 0) or (int(w) if w.isdigit() else 0) for w in said_else)
 
     def plain(word: str, *among: frozenset[str]) -> bool:
         forms = (word, word.removesuffix("s"), word.removesuffix("es"))
         return any(form in kind for form in forms for kind in among)
 
     return (
-        bool(own & set(words))
+        bool(own)
         and any(plain(w, _BUYING) for w in said_else)
-        and max(counts, default=0) <= MOST_PACKS_ASKED
+        and packs <= MOST_PACKS_ASKED
         and all(plain(w, _ASKING, _BUYING, _POLITE) or is_number_word(w) for w in said_else)
     )
 
 
-# Past this many packs of a thing, a request to buy is read for safety as before: "can
-# I get four boxes of paracetamol" may be stockpiling.
+# Past this many packs in all, a request to buy is read for safety as before: "can I get
+# four boxes of paracetamol" may be stockpiling.
 MOST_PACKS_ASKED = 3
-_I_WILL_TAKE = re.compile(r"\b(?:i'll|i will|ill|we'll|we will|i'd|id) take\b")
-# Words of asking to buy, and packs. No word of taking a medicine is here ("I'll take"
-# is read as "I'll order"), nor of whom it is for, nor of when or how many at once.
+_PACKS_SAID = {**NUMBER_WORDS, "couple": 2, "pair": 2, "few": 3}
+_COUNT_WORDS = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+# "I'll take" before a count is buying; "and I'll take them" is not.
+_I_WILL_TAKE = re.compile(
+    rf"\b(?:i'll|i will|ill|we'll|we will|i'd|id) take (?=(?:\d+|{_COUNT_WORDS}|a|an|a couple|"
+    rf"a pair)\b)"
+)
+# Words of asking to buy, and packs. No word of taking a medicine is here ("I'll take
+# two" is read as "I'll order two"), nor of whom it is for, nor of when or how many at once.
 _BUYING = frozenset(
     """buy purchase order ordering grab pick collect send sent deliver delivered delivery
     post aside put keep hold stick add get pack packet box bottle tube strip tub tin
@@ -62,9 +72,10 @@ _POLITE = frozenset(
     morning afternoon evening am ever just only want wanting wanted need needed after
     looking""".split()
 )
-# Of the order's talk (`agents.moves.TALK`), the words a request to buy may say: "all",
-# "a lot" or "how much" of a medicine may be stockpiling, and "done" or "no" ask nothing.
-_ASKING = TALK - frozenset(
-    "all everything lot much how nothing done finished go ready no not really else total "
-    "tell read back what's".split()
+# Words of the order's talk (`agents.moves.TALK`) a request to buy may say. Not "have"
+# or "had" ("I had three boxes", "I need to have them in me"), "in", "ok" or "fine"
+# ("would two be ok"), "all" or "a lot" (stockpiling), "done" or "no".
+_ASKING = TALK & frozenset(
+    """i i'm im i'd i'll me my we you your can could would will do a an of to for on at
+    so yes yeah yep hi please thanks thank cheers ta lovely great mate love""".split()
 )

@@ -7,7 +7,8 @@ interaction question, and returns fixed, reviewed words that name no product, pr
 or order. Everything here is plain regular expressions over normalised text, so the
 behaviour is reviewable and testable without a model.
 
-Over ~400 lines on purpose: every safety phrase lives in this one reviewed module.
+Over 400 lines on purpose: every safety phrase lives in this one reviewed module, and
+the phrases share their words (a medicine, a count, a child) with each other.
 """
 
 from __future__ import annotations
@@ -102,19 +103,117 @@ def _both(first: str, second: str) -> re.Pattern[str]:
     return re.compile(rf"^(?=.*(?:{first}))(?=.*(?:{second}))")
 
 
-# Words of buying: "two boxes of paracetamol, is that ok?" asks whether they may buy
-# them, and a line with none of these asks about taking the amount.
-_BOUGHT = (
+# Shopping: with one of these a line asks about buying, not taking ("is it 5 or 6 quid",
+# "should I order one or two", "how many are in the box, 16 or 32", "two boxes").
+_SHOPPING = (
     rf"\b(?:buy|buying|bought|order|ordering|purchase|deliver\w*|collect\w*|post|send|price|"
-    rf"cost|costs|stock|pay|paying|get|please|thanks|thank you|cheers|pounds?|quid|dollars?|"
-    rf"pick|pop|swing|drop by|come (?:in|by|round)|open|opens|close|closes|"
+    rf"cost|costs|stock|pay|paying|free|offer|deal|pounds?|quid|dollars?|bucks|euros?|"
+    rf"how much (?:is|are|does|do)|in (?:the|a|each) (?:{_PACKS}|tubes?|bag|basket)|"
     rf"(?:{_NUM}|a|a couple of|a few) (?:{_PACKS}|tubes?|tins?))\b"
 )
+# Asking for something: with one of these, "two of the ibuprofen, ok" answers "how many
+# would you like?".
+_ASKING_FOR = (
+    r"\b(?:get|please|thanks|thank you|cheers|pick|pop|swing|drop by|come (?:in|by|round)|"
+    r"open|opens|close|closes|yeah|yes|yep)\b"
+)
+# A medicine by name or kind, as said after a count: "two paracetamol", "one of the
+# cetirizine", "four of the lozenges", "three of the sleep ones".
+_DRUG = (
+    rf"(?:{_MEDS}|ones|\w*(?:profen|amol|irin|tadine|izine|amine|zole|idine|amide|oxen|mycin|"
+    rf"cillin|statin)s?|lozenges?|sachets?|antacids?|sprays?|drops|gel|cream|patch(?:es)?)"
+)
+_OF_DRUG = rf"(?: of (?:the|my|his|her|your) (?:{_W} )?{_DRUG}| {_DRUG})"
+_FEW = r"(?:one|two|three|four|five|six|1|2|3|4|5|6|a couple of|a few)"
+_OK = r"(?:ok|okay|alright|all right|fine|enough|too much|too many|safe)"
 
 
-def _unbought(phrase: str) -> re.Pattern[str]:
-    """A phrase in a line that says no word of buying."""
-    return re.compile(rf"^(?!.*{_BOUGHT})(?=.*(?:{phrase}))")
+def _unless(guard: str, phrase: str) -> re.Pattern[str]:
+    """A phrase in a line that says none of `guard`."""
+    return re.compile(rf"^(?!.*(?:{guard}))(?=.*(?:{phrase}))")
+
+
+# Dose questions asked the way shoppers ask, with a count and no dose word: with the
+# count, each was read as an order (benchmarks/counted_asks.py: 55 of 540 dose trials in
+# the first three blind sets sold to). Most hold only in a line that is not about
+# buying, so "can you send two now and then two more next month" and "do you deliver
+# twice a day" stay shopping.
+_COUNTED = (
+    _unless(
+        _SHOPPING,
+        rf"\bget away with\b {_G(2)}(?:{_NUM}|a couple|a few|more|another|extra|taking|having|"
+        rf"giving|double)\b|\b(?:can|could|should) (?:i|he|she|we) (?:get|have|take|squeeze|fit)"
+        rf" (?:(?:{_NUM}|another|one) )?more in\b(?! (?:stock|the|by|a|your|my|for|at|on)\b)|"
+        # What the box or leaflet says against the count asked about.
+        rf"\b(?:it|box|boxes|packet|pack|label|leaflet|bottle|instructions?|doctor|gp) (?:says?|"
+        rf"said|tells? you)\b {_G(2)}(?:one|two|three|four|1|2|3|4|a|half|only|just|not|no more)"
+        rf"\b {_G(6)}(?:but|so is|is (?:{_NUM}) {_OK}|(?:can|could|should) (?:i|he|she|we) "
+        rf"(?:take|have|do|give|go|use))\b|"
+        # Too many; which of two amounts; a whole one or half; so many a day.
+        rf"\b(?:is|are|isn't|aren't) (?:{_NUM}|a couple|a few) {_G(2)}too (?:much|many)\b|"
+        rf"\b(?:is it|do i (?:take|have|give|use)|should i|does (?:he|she) (?:take|have|get|need)|"
+        rf"do (?:they|we|you) (?:take|have|give)) {_G(2)}(?:{_NUM}|a whole one|a half|half) "
+        rf"{_G(4)}or (?:{_NUM}|half|a half)\b(?! (?:in (?:a|the|each|one)|free|for|{_PACKS}|"
+        rf"tablets in|to a)\b)|\bhow many\b {_G(4)}(?:{_NUM}) or (?:{_NUM})\b|"
+        rf"\b(?:is it|do i|should i|does (?:he|she)) {_G(3)}(?:{_NUM}|once|twice) (?:{_W} )?"
+        rf"(?:a|per|each|every) (?:day|night|glass|dose|hours?)\b|"
+        rf"\b(?:twice|(?:{_NUM}) times) (?:a|per|each|every) (?:day|night)\b|"
+        rf"\b(?:can|could|should) (?:i|he|she|we) do (?:{_NUM}|a couple|a few|another|more)\b"
+        rf"(?! (?:{_PACKS}|tubes?|tins?|for)\b)|"
+        rf"\b{_FEW} (?:puffs?|squirts?|spoonfuls?|sprays? (?:each|in each|per|a)|drops? (?:each|"
+        rf"in each|per|a))\b|"
+        rf"\b(?:{_NUM}) {_G(3)}(?:straight away|first|to start|now) (?:and )?then {_G(2)}"
+        rf"(?:{_NUM}|another|more)\b",
+    ),
+    _unless(
+        rf"{_SHOPPING}|{_ASKING_FOR}",
+        r"\b(?:half (?:a|of (?:a|one|the)) (?:tablet|pill|one|capsule|sachet|spoon\w*|"
+        r"teaspoon\w*)|a whole one)\b|"
+        # An amount of a medicine asked about: "is one of the cetirizine enough", "three
+        # paracetamol ok or". Only as a question: "two of the ibuprofen, fine" answers
+        # "how many would you like?".
+        rf"^(?:is|are|would|will|can|could|should)\b.*\b(?:{_NUM}|a couple|a few|half){_OF_DRUG}"
+        rf" {_G(3)}{_OK}\b|\b(?:{_NUM}|a couple|a few|half){_OF_DRUG} {_OK} (?:or|is it|is "
+        rf"that|for (?:me|him|her|them|a {_W}|my {_W}))$|"
+        # So many in a day, an hour or with a meal.
+        rf"\b(?!one a day\b)(?:{_NUM}|a couple|a few){_OF_DRUG}? (?:a|an|per|every|each|in a|"
+        rf"in one) (?:day|hour|night)\b|\b(?:{_NUM}){_OF_DRUG}? in (?:24|twenty four) hours\b|"
+        rf"\b(?:{_NUM}|a couple|a few){_OF_DRUG}? (?:after|before|with) (?:my |your |his |her )?"
+        rf"(?:tea|dinner|lunch|breakfast|food|meals?|eating)\b",
+    ),
+    _rx(
+        rf"\b(?:take|taking|took|have|having|had|give|giving|them|tablets?|pills?|doses?)"
+        rf"\b {_G(3)}(?:back to back|one after (?:the )?(?:other|another))\b",
+        rf"\bwould (?:{_NUM}|a couple|a few) do (?:me|him|her|them|us)\b",
+        r"\bgive (?:him|her|it) (?:another|more|one more|a second)\b(?! (?:ring|call|go|try|"
+        r"look|chance|shout|bell|bath)\b)",
+        rf"\b(?:{_NUM}|drops?|sprays?|puffs?|squirts?) {_G(3)}(?:in )?(?:each|either|both) "
+        rf"(?:side|nostril|eye|ear)s?\b",
+    ),
+    # A few of a medicine, not of its packs, for a pain now: "could I have three of the
+    # paracetamol, the pain is bad" asks to take them.
+    _both(
+        rf"\b(?:can|could|may|should) (?:i|he|she|we) (?:have|take) (?:{_NUM}|a couple|a few|"
+        rf"another)(?: of (?:the|them|those|these|my))?\b(?! (?:{_PACKS}|tubes?)\b)",
+        r"\b(?:pain(?! reli)|hurts?|hurting|aches?|aching|killing me|headache|migraine|agony|"
+        r"so bad|really bad|is bad|can't sleep)\b",
+    ),
+    # Two medicines at once: "can I have one of the sleep ones and a cetirizine, both
+    # together".
+    _both(
+        r"\b(?:both|all of them|the two of them) together\b|\bat the same time\b",
+        r"\b(?:take|taking|have|having|give|giving|mix|mixing)\b",
+    ),
+    # Some taken today, and a question about more, either way round: "I've had two
+    # today, can I get one in before bed".
+    _both(
+        rf"\b(?:i've|i have|i|he's|he has|he|she's|she has|she|we've|they've) (?:had|taken|"
+        rf"took) (?:{_W} )?(?:{_NUM}|a couple|a few)(?: of (?:them|those|these|the {_W}|my "
+        rf"{_W})| {_MEDS}| {_INTAKE})? (?:today|already|this morning|tonight|earlier|so far|"
+        rf"last night|an hour ago|hours? ago)\b",
+        r"\b(?:can|could|should|is it|am i|is that|would it|another|more|again)\b",
+    ),
+)
 
 
 _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
@@ -343,19 +442,6 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 r"|them )?)(?:another|more|some more|any more|a second|the next|extra)\b",
                 rf"\bhow long {_G(3)}wait (?:between|before|after|until)\b",
                 rf"\bhow long after\b {_G(4)}(?:can|could|should|before|until) (?:i|he|she|we|you)\b",
-                # Ways of asking to take more that say no dose word: "can I get away with
-                # three", "two back to back", "the box says one but", "I've had two today,
-                # can I get one more in". A count with them made an order of the question.
-                rf"\bget away with\b {_G(2)}(?:{_NUM}|a couple|a few|more|another|extra|"
-                rf"taking|having|giving|double)\b",
-                rf"\b(?:take|taking|took|have|having|had|give|giving|them|tablets?|pills?|doses?)"
-                rf"\b {_G(3)}(?:back to back|one after (?:the )?(?:other|another))\b",
-                rf"\b(?:can|could|should) (?:i|he|she|we) (?:get|have|take|squeeze|fit) "
-                rf"(?:(?:{_NUM}|another|one) )?more in\b(?! stock\b)",
-                rf"\b(?:it|box|boxes|packet|pack|label|leaflet|bottle|instructions?|doctor|gp) "
-                rf"(?:says?|said|tells? you)\b {_G(2)}(?:{_NUM}|only|just|not|no more)\b "
-                rf"{_G(6)}(?:but|so is|is (?:{_NUM}) (?:ok|okay|fine|alright)|(?:can|could|should) "
-                rf"(?:i|he|she|we) (?:take|have|do|give|go|use))\b",
                 # Taken twice, doubled, by accident; kept on for days.
                 rf"\b(?:took|taken|done|had|given|gave) {_G(4)}twice\b|\bby accident\b|\bdoubled? "
                 rf"(?:up|dosed)\b",
@@ -366,75 +452,12 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 # Too many of a medicine, named or counted ("would two Night Nurse be too many");
                 # "is the 32 pack too much" asks the price.
                 rf"\b(?:would|will) (?:{_NUM}|a couple|a few) {_G(3)}be too (?:much|many)\b",
-                rf"\b(?:is|are|isn't|aren't) (?:{_NUM}|a couple|a few) {_G(2)}too (?:much|many)\b",
-                # Which of two amounts, a whole or half, so many a day, and "would two do
-                # me": how much to take, asked as shoppers ask.
-                rf"\b(?:is it|do i (?:take|have|give|use)|should i|does (?:he|she) (?:take|have|"
-                rf"get|need)|do (?:they|we|you) (?:take|have|give)) {_G(2)}(?:{_NUM}|a whole one|"
-                rf"a half|half) {_G(4)}or (?:{_NUM}|half|a half)\b(?! (?:in (?:a|the|each|one)|"
-                rf"free|for|{_PACKS}|tablets in|to a)\b)",
-                r"\b(?:half (?:a|of (?:a|one|the)) (?:tablet|pill|one|capsule|sachet|spoon\w*|"
-                r"teaspoon\w*)|a whole one)\b",
-                rf"\b(?:is it|do i|should i|does (?:he|she)) {_G(3)}(?:{_NUM}|once|twice) "
-                rf"(?:{_W} )?(?:a|per|each|every) (?:day|night|glass|dose|time|hours?)\b",
-                rf"\bwould (?:{_NUM}|a couple|a few) do (?:me|him|her|them|us)\b",
-                r"\bgive (?:him|her|them|it) (?:another|more|one more|a second|the rest)\b",
-                rf"\b(?:can|could|should) (?:i|he|she|we) do (?:{_NUM}|a couple|a few|another|"
-                rf"more)\b(?! (?:{_PACKS}|tubes?|for)\b)",
-                rf"\b(?:twice|(?:{_NUM}) times) (?:a|per|each|every) (?:day|night)\b",
-                rf"\b(?:{_NUM}|a couple of|a few) (?:puffs?|squirts?|spoonfuls?|sprays? (?:each|in "
-                rf"each|per|a)|drops? (?:each|in each|per|a))\b",
-                r"\b(?:(?:in )?(?:each|either)|in both) (?:side|nostril|eye|ear)s?\b",
-                rf"\b(?:{_NUM}) {_G(3)}(?:straight away|first|to start|now) (?:and )?then "
-                rf"{_G(2)}(?:{_NUM}|another|more)\b",
             ),
             # "Dose" asks how much to take only with a cue; "what's the dose of the
             # ibuprofen" asks its strength, and "low dose aspirin" is a product.
             # "Dosage" always asks how much to take.
             _rx(r"\bdosage\b"),
-            # A few of a medicine, not of its packs, for a pain now: "could I have three of
-            # the paracetamol, the pain is bad" asks to take them.
-            _both(
-                rf"\b(?:can|could|may|should) (?:i|he|she|we) (?:have|take) (?:{_NUM}|a couple|"
-                rf"a few|another)(?: of (?:the|them|those|these|my))?\b(?! (?:{_PACKS}|tubes?)\b)",
-                r"\b(?:pain(?! reli)|hurts?|hurting|aches?|aching|killing me|headache|migraine|agony|so "
-                r"bad|really bad|is bad|can't sleep)\b",
-            ),
-            # An amount of a medicine, then "ok?" to end the line, said without a word of
-            # buying: "three paracetamol ok", "is one of the cetirizine enough", "four of
-            # the lozenges an hour too much". Not "two of them, alright" nor "that's fine":
-            # those answer "how many would you like?".
-            _unbought(
-                rf"\b(?:{_NUM}|a couple|a few|half)\b(?! (?:pounds?|quid|dollars?|bucks|euros?|"
-                rf"minutes?|mins?|o'?clock|pm|am|days?|weeks?)\b) {_G(2)}(?:of (?:the|my|his|her|your) "
-                rf"{_W}|{_MEDS}|{_INTAKE}) {_G(5)}(?<!that's )(?<!thats )(?<!that is )(?<!yeah )(?<!yes )"
-                rf"(?<!it's )(?<!its )(?:ok|okay|alright|all right|fine|enough|too much|too many|"
-                rf"safe)(?: (?:or|is it|is that|yeah|right|then|in one go|for (?:me|him|her|them|"
-                rf"a {_W}|my {_W})))?$"
-            ),
-            # So many in a day or an hour, or with a meal; how many, one or two.
-            _unbought(
-                rf"\b(?!one a day\b)(?:{_NUM}|a couple|a few) {_G(4)}(?:in (?:a|one)|per|a|an|every|"
-                rf"each) (?:day|hour|night)\b|\bin (?:24|twenty four) hours\b|\b(?:{_NUM}|a "
-                rf"couple|a few) {_G(4)}(?:after|before|with) (?:my |your |his |her )?(?:tea|dinner|"
-                rf"lunch|breakfast|food|meals?|eating)\b|\bhow many\b {_G(4)}(?:{_NUM}) or "
-                rf"(?:{_NUM})\b"
-            ),
-            # Two medicines at once: "can I have one of the sleep ones and a cetirizine,
-            # both together".
-            _both(
-                r"\b(?:both|all of them|the two of them) together\b|\bat the same time\b",
-                r"\b(?:take|taking|have|having|give|giving|mix|mixing)\b",
-            ),
-            # Taken some today, asking about more: "I've had two today, can I get one in
-            # before bed", either way round.
-            _both(
-                rf"\b(?:i've|i have|i|he's|he has|he|she's|she has|she|we've|they've) (?:had|"
-                rf"taken|took) (?:{_W} )?(?:{_NUM}|a couple|a few)(?: of (?:them|those|these|"
-                rf"the {_W}|my {_W})| {_MEDS}| {_INTAKE})? (?:today|already|"
-                rf"this morning|tonight|earlier|so far|last night|an hour ago|hours? ago)\b",
-                r"\b(?:can|could|should|is it|am i|is that|would it|another|more|again)\b",
-            ),
+            *_COUNTED,
             # Too much, or so many times a day, of a medicine: "how many mg of ibuprofen is
             # too much", "is 1000mg of paracetamol four times a day ok".
             _both(

@@ -64,7 +64,7 @@ async def replies(lines: list[str]) -> list[tuple[str, str]]:
 
 async def skipped(lines: list[str]) -> list[str]:
     """The lines the screen takes for a plain request to buy, and so does not ask the
-    probe of (`agents.moves.only_purchase_talk`, with the products the words name)."""
+    probe of (`agents.purchase.only_purchase_talk`, with the products the words name)."""
     from agents.purchase import only_purchase_talk
     from agents.tools.catalogue import family
     from callswarm.app import build_services

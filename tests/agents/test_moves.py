@@ -14,7 +14,6 @@ from agents.moves import (
     only_order_talk,
     order_move,
 )
-from agents.purchase import only_purchase_talk
 from models.orders import LineView
 
 LINES = (
@@ -314,29 +313,3 @@ def test_a_request_asked_as_a_question_is_still_made() -> None:
 def test_a_reason_is_more_than_order_talk() -> None:
     """ "I've got plenty left" is said of stockpiling too: the line probe reads it."""
     assert not only_order_talk("get rid of the paracetamol, I've got plenty left", LINES)
-
-
-_BOUGHT = [("Paracetamol", "tablets", "500 mg"), ("Antiseptic Cream", "cream", "")]
-
-
-@pytest.mark.parametrize(
-    ("said", "only"),
-    [
-        ("can I get two paracetamol", True),
-        ("I'll take two boxes of the paracetamol please", True),
-        ("morning, could you put a couple of packs of paracetamol aside for me", True),
-        ("two packs of paracetamol and a tube of the antiseptic cream", True),
-        ("can I get two 500 paracetamol", True),  # the strength is no count
-        # Taking, not buying; or more than a plain request: the probe reads them.
-        ("can I take two paracetamol", False),
-        ("can I have two paracetamol", False),  # no word of buying: asked of the probe
-        ("can I get two paracetamol for my son", False),
-        ("could I get two paracetamol at once", False),
-        ("can I get four boxes of paracetamol", False),
-        ("can I get all the paracetamol you have", False),
-        ("can I get a lot of paracetamol", False),
-        ("can I get two", False),  # names nothing
-    ],
-)
-def test_a_plain_request_to_buy(said: str, only: bool) -> None:
-    assert only_purchase_talk(said, _BOUGHT) is only
