@@ -400,7 +400,7 @@ def order_move(
     `names_other`: the words name a catalogue product that is not in the order (the
     screen asks the catalogue); unset, any word unlike a line's name counts as one."""
     text = clean(said)
-    if read_back_heard and is_clear_yes(said):  # as said: `_clean` drops "please"
+    if read_back_heard and is_clear_yes(said):  # as said: `clean` drops "please"
         # confirm_order decides whether it is consent: a yes with more in it ("sure,
         # I'll call back to decide") is asked for a plain yes or no.
         return Confirm()
