@@ -195,13 +195,13 @@ def _pharmacy(session: SessionHandle) -> Pharmacy:
 async def pharmacy_anticipate(session: SessionHandle, said: str) -> None:
     """The probe reads a pause's words while the voice loop judges whether the pause ends
     the turn; the screen then finds the reading kept (`ProbeReader`) and answers without
-    waiting on it. Lines the phrases answer, asks for a person and plain requests to buy
-    are not read."""
+    waiting on it. Lines the phrases answer, and asks for a person, are not read. A
+    plain request to buy is read all the same, though the screen will not ask: telling
+    it needs the catalogue, and that lookup first would start the reading after the
+    turn's own ask (`test_turn.py`)."""
     pharmacy = _pharmacy(session)
     if safety.screen(said, pharmacy.shop.safety) is not None or asks_for_person(said):
         return
-    if only_purchase_talk(said, await _Named(pharmacy, said).described()):
-        return  # nor a plain request to buy (`pharmacy_screen`)
     await pharmacy.risk.concern(said, client_id=session.client_id)
 
 
