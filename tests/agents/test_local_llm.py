@@ -5,22 +5,34 @@ Asserts what ends up in the database, not the model's wording.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from sqlmodel import Session, select
 
 from agents import safety
 from agents.heard import asked_name
-from callswarm.app import build_services
+from callswarm.app import Services, build_services
 from callswarm.settings import Settings
 from models.shop import Order, OrderLine, OrderStatus, Product
 
 
-async def test_a_purchase_on_the_embedded_model(tmp_path, bundled_model) -> None:
+@asynccontextmanager
+async def _pharmacy(tmp_path, bundled_model) -> AsyncIterator[Services]:
+    """The whole gateway's services on the bundled model, warmed up as `serve` does."""
     settings = Settings(
         data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
     )
     services = build_services(settings)
     try:
         await services.warm_up()
+        yield services
+    finally:
+        await services.aclose()
+
+
+async def test_a_purchase_on_the_embedded_model(tmp_path, bundled_model) -> None:
+    async with _pharmacy(tmp_path, bundled_model) as services:
         with Session(services.db) as s:
             before = s.get(Product, "PAR500-16").stock
         session = services.engine.session("+15550199", services.swarm)
@@ -40,19 +52,12 @@ async def test_a_purchase_on_the_embedded_model(tmp_path, bundled_model) -> None
             assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)]
             assert confirmed[0].total_cents == 2 * 299
             assert s.get(Product, "PAR500-16").stock == before - 2
-    finally:
-        await services.aclose()
 
 
 async def test_a_guessed_name_is_asked_about_on_the_embedded_model(tmp_path, bundled_model) -> None:
     """Whatever tool the model picks for a name heard badly, the caller is asked before
     anything is offered or added, and their yes with a count orders that count."""
-    settings = Settings(
-        data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
-    )
-    services = build_services(settings)
-    try:
-        await services.warm_up()
+    async with _pharmacy(tmp_path, bundled_model) as services:
         session = services.engine.session("+15550123", services.swarm)
         await session.emit(services.greeting)
         first = await session.complete("Have you got any lorra mide?")
@@ -63,8 +68,6 @@ async def test_a_guessed_name_is_asked_about_on_the_embedded_model(tmp_path, bun
         with Session(services.db) as s:
             lines = s.exec(select(OrderLine)).all()
             assert [(line.sku, line.quantity) for line in lines] == [("LOPE2-12", 2)]
-    finally:
-        await services.aclose()
 
 
 async def test_a_line_taken_off_with_the_end_of_the_order_on_the_embedded_model(
@@ -72,12 +75,7 @@ async def test_a_line_taken_off_with_the_end_of_the_order_on_the_embedded_model(
 ) -> None:
     """ "Take X off and that's all" removes X, then reads back the rest; the yes places
     only that. Read as the read-back alone, X stayed and was placed."""
-    settings = Settings(
-        data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
-    )
-    services = build_services(settings)
-    try:
-        await services.warm_up()
+    async with _pharmacy(tmp_path, bundled_model) as services:
         session = services.engine.session("+15550198", services.swarm)
         await session.emit(services.greeting)
         for line in (
@@ -91,8 +89,6 @@ async def test_a_line_taken_off_with_the_end_of_the_order_on_the_embedded_model(
             assert len(placed) == 1
             lines = s.exec(select(OrderLine).where(OrderLine.order_id == placed[0].id)).all()
             assert [(line.sku, line.quantity) for line in lines] == [("CET10-30", 1)]
-    finally:
-        await services.aclose()
 
 
 async def test_a_count_to_buy_and_a_count_to_take_on_the_embedded_model(
@@ -101,12 +97,7 @@ async def test_a_count_to_buy_and_a_count_to_take_on_the_embedded_model(
     """ "Can I get two paracetamol" is an order of two packs (the probe had given it the
     dose answer); "can I get away with three ibuprofen", the same words, is a dose
     question (it had added three packs). The screen decides both, on any model."""
-    settings = Settings(
-        data_dir=tmp_path, provider="local", local_model_path=bundled_model, idle_timeout=None
-    )
-    services = build_services(settings)
-    try:
-        await services.warm_up()
+    async with _pharmacy(tmp_path, bundled_model) as services:
         bought = services.engine.session("+15550197", services.swarm)
         await bought.emit(services.greeting)
         reply = await bought.complete("Hi, can I get two paracetamol")
@@ -118,5 +109,3 @@ async def test_a_count_to_buy_and_a_count_to_take_on_the_embedded_model(
         with Session(services.db) as s:
             lines = s.exec(select(OrderLine)).all()
             assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)]
-    finally:
-        await services.aclose()
