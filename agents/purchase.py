@@ -31,7 +31,8 @@ def only_purchase_talk(said: str, named: Sequence[tuple[str, str, str]]) -> bool
     for name, form, _ in named:
         # Only a product named whole: "paracetamol" names Paracetamol, not Children's
         # Paracetamol Suspension, whose "children" would then pass as a product's word.
-        name_words = {w.removesuffix("s") for w in re.findall(r"[a-z]+", name.lower())}
+        # "Omega 3": a name's number is no count of packs.
+        name_words = {w.removesuffix("s") for w in re.findall(r"[a-z0-9]+", name.lower())}
         if name_words <= said_words:
             own |= name_words | {w.removesuffix("s") for w in re.findall(r"[a-z]+", form.lower())}
     said_else = [w for w in words if w.removesuffix("s") not in own]

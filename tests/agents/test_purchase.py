@@ -55,3 +55,10 @@ def test_a_plain_request_to_buy(said: str) -> None:
 )
 def test_more_than_a_plain_request_to_buy(said: str) -> None:
     assert not only_purchase_talk(said, _FOUND)
+
+
+def test_a_number_in_a_products_name_is_no_count() -> None:
+    """ "Three tubs of the omega 3 fish oil" asks for three packs, not six."""
+    found = [("Omega 3 Fish Oil", "capsules", "1000 mg")]
+    assert only_purchase_talk("i'll take three tubs of the omega 3 fish oil please", found)
+    assert not only_purchase_talk("i'll take four tubs of the omega 3 fish oil please", found)
