@@ -34,7 +34,7 @@ import re
 from sqlmodel import Session as Db
 from sqlmodel import select
 
-from agents import heard, safety
+from agents import dose_shape, heard, safety
 from agents.deps import Pharmacy
 from agents.guards import is_clear_yes, spoken_quantities
 from agents.moves import (
@@ -52,6 +52,7 @@ from agents.purchase import only_purchase_talk
 from agents.routing import DONE, HOURS, SHOPPING, WHERE
 from agents.speech import describe
 from agents.tools.catalogue import (
+    answer_search,
     brand_family,
     choose_product,
     family,
@@ -237,6 +238,13 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         if move is None and only_purchase_talk(said, await named.described())
         else await pharmacy.risk.concern(said, client_id=session.client_id, order_talk=order_talk)
     )
+    # A count asked about, of something taken, with no word of buying: "two patches at
+    # once yeah?" was sold to when neither the phrases nor the probe knew it.
+    answering = bool(heard.offered(last) or heard.asked_how_many(last))
+    shape = dose_shape.read(said, offered=answering) if read is None else None
+    if shape is dose_shape.Shape.TAKE:
+        read = safety.Concern.DOSING
+        log.warning("safety client_id=%s concern=%s by=shape", session.client_id, read.value)
     # After a safety answer, the probe may only raise it: "should I just give her an
     # aspirin" after a stroke's 911 reads as a dose question, and must hear 911 again.
     if read is not None and not safety.holds(safety.concern_answered(last), read):
@@ -249,11 +257,24 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     if await _after_self_harm(session, lines):
         return RoutedReply(safety.after_self_harm(lines))
     answered = safety.concern_answered(last)
+    asked_which = last == dose_shape.BUY_OR_TAKE
+    if (asked_which or answered is safety.Concern.DOSING) and move is None:
+        if not await named.any():  # "no, the ibuprofen instead" is a request of its own
+            chosen = await _buy_or_take(session, pharmacy, said, asked_which)
+            if chosen is not None:
+                return chosen
     if answered is not None and not _DONE.search(said):
         # After an emergency, nothing is sold until the caller moves on: "can't you just
         # put the chlorphenamine aside" after throat swelling still hears the number.
         if answered is safety.Concern.EMERGENCY or not await named.any():
             return RoutedReply(safety.follow_up(answered, said, lines))
+    if shape is dose_shape.Shape.EITHER and move is None:
+        # Asked once: the same words again hear the dose answer, from which "to buy"
+        # still leads back to a sale.
+        log.info("buy_or_take client_id=%s again=%s", session.client_id, asked_which)
+        if asked_which:
+            return RoutedReply(safety.answer(safety.Concern.DOSING, lines).words)
+        return RoutedReply(dose_shape.BUY_OR_TAKE)
     asked = heard.asked_name(last)
     if asked is not None:
         # Before the order's moves: "yes, just two" answers the question, and must not
@@ -298,6 +319,36 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     if await pharmacy.run(lambda db: bool(several_products(db, said))):
         return RoutedCall("add_to_order", {"product": said, "quantity": 1})
     return None
+
+
+async def _buy_or_take(
+    session: SessionHandle, pharmacy: Pharmacy, said: str, asked_which: bool
+) -> RoutedReply | None:
+    """The answer to "would you like to buy some, or are you asking how many to take?",
+    or to a dose answer that misread a request to buy: taking hears the dose answer;
+    buying, said plainly ("no, I want to buy two packs"), hears what the line before
+    named, as any search would answer it, and a yes then orders the count said. Never
+    on a call that heard the emergency number or the crisis line."""
+    meant = dose_shape.meant(said)
+    lines = pharmacy.shop.safety
+    if meant is dose_shape.Shape.TAKE and asked_which:
+        return RoutedReply(safety.answer(safety.Concern.DOSING, lines).words)
+    history = await session.get_user_history()
+    if meant is not dose_shape.Shape.EITHER or len(history) < 2:
+        return None
+    replies = await session.get_assistant_history()
+    if any(f"call {lines.emergency_number}" in m.content for m in replies):
+        return None
+    asked = history[-2].content
+    currency = pharmacy.shop.currency
+    found = await pharmacy.run(lambda db: answer_search(db, asked, asked, currency))
+    if not found.products:
+        return None
+    # The offer is made where a yes can order it: reception has no order tools.
+    if await session.get_agent_name() != SALES:
+        await session.change_to_agent(SALES)
+    log.info("bought_after_asking client_id=%s", session.client_id)
+    return RoutedReply(found.text)
 
 
 _NO = re.compile(r"^\W*(?:no|nope|nah|not really|wrong|that'?s not it|not that)\b", re.I)
