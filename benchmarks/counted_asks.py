@@ -9,7 +9,7 @@ A purchase should sell (a price, an order line, an offer) and never hear a safet
 answer; a dose question must hear one and never sell. Every fourth line of each kind
 is held out: `--held-out` runs those, and the daily loop does not.
 
-    .venv/bin/python benchmarks/counted_asks.py [--held-out] [--show]
+    .venv/bin/python benchmarks/counted_asks.py [--held-out] [--show] [--sets FILE ...]
     .venv/bin/python benchmarks/counted_asks.py --concerns [--show]
 
 `--concerns` counts, over every safety set's emergencies, self-harm and dose questions
@@ -95,6 +95,9 @@ def main() -> None:
     parser.add_argument("--held-out", action="store_true", help="only the held-out quarter")
     parser.add_argument("--show", action="store_true", help="print the lines that went wrong")
     parser.add_argument(
+        "--sets", nargs="*", type=Path, help="count sets to say (default: every counts_blind*)"
+    )
+    parser.add_argument(
         "--concerns",
         action="store_true",
         help="count the concerns of every safety set that would skip the probe",
@@ -119,7 +122,7 @@ def main() -> None:
         taken = asyncio.run(skipped(dose))
         print(f"| counts_blind dose questions, all | {len(dose)} | {len(taken)} |")
         return
-    sets = sorted(HERE.glob("data/counts_blind*.json"))
+    sets = args.sets or sorted(HERE.glob("data/counts_blind*.json"))
     print("| set | kind | n | sold | safety answer | other |")
     print("|---|---|---|---|---|---|")
     for path in sets:
