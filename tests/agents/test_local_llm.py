@@ -49,7 +49,7 @@ async def test_a_purchase_on_the_embedded_model(tmp_path, bundled_model) -> None
             confirmed = s.exec(select(Order).where(Order.status == OrderStatus.CONFIRMED)).all()
             assert len(confirmed) == 1
             lines = s.exec(select(OrderLine).where(OrderLine.order_id == confirmed[0].id)).all()
-            assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)]
+            assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)] * 2
             assert confirmed[0].total_cents == 2 * 299
             assert s.get(Product, "PAR500-16").stock == before - 2
 
@@ -96,7 +96,9 @@ async def test_a_count_to_buy_and_a_count_to_take_on_the_embedded_model(
 ) -> None:
     """ "Can I get two paracetamol" is an order of two packs (the probe had given it the
     dose answer); "can I get away with three ibuprofen", the same words, is a dose
-    question (it had added three packs). The screen decides both, on any model."""
+    question (it had added three packs), and so is "two patches at once yeah?", by its
+    shape. "No sorry, I want to buy two packs" after a dose answer orders them. The
+    screen decides all of these, on any model."""
     async with _pharmacy(tmp_path, bundled_model) as services:
         bought = services.engine.session("+15550197", services.swarm)
         await bought.emit(services.greeting)
@@ -106,6 +108,18 @@ async def test_a_count_to_buy_and_a_count_to_take_on_the_embedded_model(
         await asked.emit(services.greeting)
         reply = await asked.complete("can I get away with three ibuprofen")
         assert safety.concern_answered(reply) is safety.Concern.DOSING, reply
+        # A shape no phrase knows is a dose question too; and a caller given the dose
+        # answer who meant to buy gets back to a sale by saying so.
+        shaped = services.engine.session("+15550195", services.swarm)
+        await shaped.emit(services.greeting)
+        reply = await shaped.complete("two patches at once yeah?")
+        assert safety.concern_answered(reply) is safety.Concern.DOSING, reply
+        meant = services.engine.session("+15550194", services.swarm)
+        await meant.emit(services.greeting)
+        await meant.complete("can I take two paracetamol")
+        offered = await meant.complete("no sorry, I want to buy two packs")
+        assert "Paracetamol" in offered, offered
+        await meant.complete("yes please")
         with Session(services.db) as s:
             lines = s.exec(select(OrderLine)).all()
-            assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)]
+            assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)] * 2
