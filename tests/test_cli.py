@@ -126,12 +126,16 @@ def test_say_transcribe_and_talk_round_trip(tmp_path) -> None:
     talked = run_cli(["talk", str(caller), "-o", str(reply), "--provider", "scripted"], "", env)
     assert talked.returncode == 0, talked.stderr
     # Ibuprofen alone, or first of the options when tiny.en heard it loosely
-    # ("Ibupuril Fen" matched three products once).
-    assert re.search(r"reply:  We have (3 options: )?Ibuprofen", talked.stdout), talked.stdout
+    # ("Ibupuril Fen" matched three products once), or asked about when heard as a
+    # guess: on an AMD EPYC host the same audio is "Ibupurlphin" every run.
+    offered = re.search(
+        r"reply:  (?:We have (?:3 options: )?|(?P<asked>Sorry, did you say ))Ibuprofen",
+        talked.stdout,
+    )
+    assert offered, talked.stdout
     back = run_cli(["transcribe", str(reply)], "", env)
-    assert (
-        "like" in back.stdout.lower()
-    )  # "would you like to order it?" / "which one would you like?"
+    # "would you like to order it?" / "which one would you like?" / "did you say ...?"
+    assert ("say" if offered["asked"] else "like") in back.stdout.lower(), back.stdout
     # The turn's latencies were stored with the caller's session.
     db = open_database(Settings(data_dir=tmp_path))
     with Session(db) as s:
