@@ -225,6 +225,10 @@ def turns(phone, client_id: str) -> list[TurnRow]:
         return list(s.exec(query).all())
 
 
+# Solo: the phone shares the gateway's loop, and beside three other workers on two cores
+# that loop was itself held long enough, on top of the 0.15 s held here, for one stall
+# to be counted (a clean clone's `make test`, 2026-12-07).
+@pytest.mark.solo
 async def test_packets_held_up_mid_word_are_heard_as_they_were_said(
     phone, capture, peer, tts
 ) -> None:
