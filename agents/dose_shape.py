@@ -67,10 +67,15 @@ _NOT_TAKEN = re.compile(
     r"for (?:one|two|1|2|the price))\b"
 )
 # What is taken: a form of a dose or a medicine by its ending or brand.
+# A measure of a dose, never of a pack: "another capful", "two puffs", "5 ml". Both
+# something taken and a cue of taking.
+_MEASURES = (
+    r"capfuls?|spoons?|spoonfuls?|teaspoons?|tablespoons?|tsps?|mls?|mils?|millilit\w+|"
+    r"puffs?|squirts?|doses?"
+)
 _TAKEN = re.compile(
-    r"\b(?:tablets?|tabs?|pills?|caps|capsules?|capfuls?|caplets?|spoons?|spoonfuls?|"
-    r"teaspoons?|tablespoons?|tsps?|ml|mls|mil|mils|millilit\w+|mg|milligrams?|puffs?|"
-    r"squirts?|sprays?|drops?|patch(?:es)?|sachets?|lozenges?|doses?|gummies|chewables?|"
+    rf"\b(?:{_MEASURES}|tablets?|tabs?|pills?|caps|capsules?|caplets?|mg|milligrams?|"
+    r"sprays?|drops?|patch(?:es)?|sachets?|lozenges?|gummies|chewables?|"
     r"ones?|of (?:them|those|these|it)|"
     r"\w*(?:profen|amol|irin|tadine|izine|irizine|amine|zole|idine|amide|oxen|mycin|cillin|"
     r"statin|codamol|fen|pam|done|tine|dol|pril|olol)|calpol|nurofen|piriton|gaviscon|"
@@ -89,10 +94,7 @@ _TAKING = re.compile(
     r"(?:can|could|should|may) (?:he|she|they|him|her|my [a-z']+|the (?:baby|kids?|"
     r"little one|wee one)) (?:have|take)|"
     r"(?:ok|okay|alright|all right|fine|safe) (?:to|if (?:i|he|she|we|they)) (?:have|take|"
-    r"give|use)|"
-    # A measure of a dose, never of a pack: "another capful", "two puffs", "5 ml".
-    r"capfuls?|spoons?|spoonfuls?|teaspoons?|tablespoons?|tsps?|mls?|mils?|millilit\w+|"
-    r"puffs?|squirts?|doses?)\b"
+    rf"give|use)|{_MEASURES})\b"
 )
 # Cues that, after an offer or "how many would you like?", may be about the order:
 # "two today?" (collection), "the same as I had", "the max", "half".
@@ -102,19 +104,20 @@ _TAKING_ALONE = re.compile(
 )
 # Asking whether an amount is enough or safe is about taking it, when it is of a medicine.
 _ENOUGH = re.compile(r"\b(?:enough|safe|allowed|be too)\b")
+_OKAY_WORDS = r"(?:ok|okay|alright|all right|fine)"
 # A question by its first or last words. A bare "?", "yeah?" or "right?" is weaker:
 # "three loratadine and one vitamin C, right?" reads an order back, so with those a
 # line needs a cue of taking too.
 _ASKS = re.compile(
     r"^(?:so |and |but |right |ok |okay |well |like |yeah |oh )*(?:can|could|may|should|"
     r"shall|is|are|would|will|do|does|am|how about|what about|what if)\b"
-    r"|\b(?:ok|okay|alright|all right|fine|safe|allowed|too much|too many|enough|or what|"
+    rf"|\b(?:{_OKAY_WORDS}|safe|allowed|too much|too many|enough|or what|"
     r"or not|is it|is that|would it|will it|be ok|be okay|be alright|would that do)$"
 )
 # Seeking an okay for the amount: "another capful of the cough syrup ok?". After "how
 # many would you like?", "two of them, alright?" answers it.
-_OKAY = re.compile(r"\b(?:ok|okay|alright|all right|fine)$")
-_OKAY_SOUGHT = re.compile(r"\b(?:ok|okay|alright|all right|fine)\b")
+_OKAY = re.compile(rf"\b{_OKAY_WORDS}$")
+_OKAY_SOUGHT = re.compile(rf"\b{_OKAY_WORDS}\b")
 _SEEKS = re.compile(r"\b(?:yeah|yea|yes|right|no)$")
 # A word of buying anywhere: the line asks for packs, a price, a delivery or the shop.
 # "Get" is UK and Irish for buying ("can I get two paracetamol"), and so is "I'll take".

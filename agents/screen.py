@@ -240,8 +240,10 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     )
     # A count asked about, of something taken, with no word of buying: "two patches at
     # once yeah?" was sold to when neither the phrases nor the probe knew it.
-    answering = bool(heard.offered(last) or heard.asked_how_many(last))
-    shape = dose_shape.read(said, offered=answering) if read is None else None
+    shape = None
+    if read is None:
+        answering = bool(heard.offered(last) or heard.asked_how_many(last))
+        shape = dose_shape.read(said, offered=answering)
     if shape is dose_shape.Shape.TAKE:
         read = safety.Concern.DOSING
         log.warning("safety client_id=%s concern=%s by=shape", session.client_id, read.value)
