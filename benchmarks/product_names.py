@@ -12,7 +12,7 @@ transcript is printed as well, and what the agent would say of each transcript: 
 product offered, one asked about first ("did you say ...?", for a product found by a
 guess), or a list of options.
 
-    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|all]
+    .venv/bin/python benchmarks/product_names.py [--set daily|heldout|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|all]
         [--voices tuned|new|all] [--conditions clean,phone10] [--model tiny|base]
         [--rescore K [--margin M]] [--gate T] [--denoise none|rnnoise|deepfilter]
 
@@ -141,6 +141,7 @@ def main() -> None:
             "fresh4",
             "fresh5",
             "fresh6",
+            "fresh7",
             "all",
         ),
     )
