@@ -272,7 +272,8 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     compared with every name a product may be called by at once, in rapidfuzz's C++
     (`cdist`): a long sentence is a hundred windows against three hundred names, and
     pair by pair in Python that took 80 ms a search (docs/performance.md)."""
-    windows = sorted(_windows(_tokens(query)))
+    tokens = _tokens(query)
+    windows = sorted(_windows(tokens))
     if not windows:
         return {p.sku: 0.0 for p in products}
     named, names, only_brands = _target_table(tuple(products))
@@ -283,7 +284,10 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     alike = np.zeros((len(windows), len(targets)))
     # A match that explains more of what was said beats a short exact word: "omega pra
     # zole" is Omeprazole, not Omega 3.
-    covered[:, : len(names)], alike[:, : len(names)] = _similarities(windows, list(names), spoken)
+    misheard = _misheard(tokens, frozenset("".join(t).replace("'", "") for t in targets))
+    covered[:, : len(names)], alike[:, : len(names)] = _similarities(
+        windows, list(names), spoken, misheard
+    )
     # A dictionary word is what the caller said, not a brand misheard: "station" is not
     # "statin", nor "salon" Savlon. A brand is heard by its letters or sound only in
     # words the recogniser made up, or said as it is; other windows are not compared
@@ -294,7 +298,7 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     if only_brands and rows:
         cols = np.arange(len(names), len(targets))
         some = [windows[r] for r in rows]
-        part_covered, part_alike = _similarities(some, list(only_brands), spoken)
+        part_covered, part_alike = _similarities(some, list(only_brands), spoken, misheard)
         some_made_up = np.array([made_up[r] for r in rows])[:, None]
         as_is = (
             np.array(["".join(w) for w in some], dtype=object)[:, None]
@@ -314,16 +318,22 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
 
 
 def _similarities(
-    windows: list[tuple[str, ...]], targets: list[tuple[str, ...]], spoken: int
+    windows: list[tuple[str, ...]],
+    targets: list[tuple[str, ...]],
+    spoken: int,
+    misheard: frozenset[tuple[str, ...]],
 ) -> tuple[np.ndarray, np.ndarray]:
     """For every window against every target: the share of what was said it covers
-    (of `spoken`, the longest window's letters), and how alike they are
+    (of `spoken`, the longest window's letters; all of it for a made-up word), and
+    how alike they are
     (`_similarity`, and by sound for made-up words); 0 where their lengths rule a match
     out."""
     grams = ["".join(w) for w in windows]
     names = ["".join(t) for t in targets]
     g_len, t_len = np.array([len(g) for g in grams]), np.array([len(n) for n in names])
-    covered = np.repeat((0.9 + 0.1 * np.minimum(1.0, g_len / spoken))[:, None], len(names), 1)
+    share = 0.9 + 0.1 * np.minimum(1.0, g_len / spoken)
+    share[[w in misheard for w in windows]] = 1.0
+    covered = np.repeat(share[:, None], len(names), 1)
     letters = (
         np.maximum(
             cdist(grams, names, scorer=ratio, dtype=np.float64),
@@ -375,16 +385,42 @@ def _similarities(
             continue
         for j, target in enumerate(targets):
             if len(target) > 1 and target[-1] == window[-1]:
-                covered[r, j], alike[r, j] = _pair(window[:-1], target[:-1], spoken)
+                covered[r, j], alike[r, j] = _pair(window[:-1], target[:-1], spoken, misheard)
     return covered, alike
 
 
+def _misheard(tokens: list[str], catalogue_words: frozenset[str]) -> frozenset[tuple[str, ...]]:
+    """The runs of words the recogniser made up, each whole, that are no name as it is:
+    "Sardo" in "do you have any Sardo bread?", "lorra mide" in "I need some lorra mide".
+    A run is the name as it was heard, with no other reading, so it is not scored on how
+    little of the sentence it covers: at 0.9 of its likeness "Sardo" fell below the
+    floor, and "bread" found the rye loaf instead of the sourdough asked for. Everything
+    else still competes on its length: a name said right ("paracetamol or ibuprofen"),
+    a made-up word with a word of the sentence glued to it ("the pravastatin" is nearer
+    Atorvastatin than the drug alone, "deet in" nearer Teething Gel), and a piece of a
+    run ("tricore" of "tricore phenamine" sounds like "dry cough")."""
+    runs: list[list[str]] = [[]]
+    for token in tokens:
+        if token.replace("'", "").isalpha() and token not in _STOP and not is_english(token):
+            runs[-1].append(token)
+        elif runs[-1]:
+            runs.append([])
+    return frozenset(
+        tuple(run)
+        for run in runs
+        if run and len(run) <= 4 and "".join(run).replace("'", "") not in catalogue_words
+    )
+
+
 def _pair(
-    gram_words: tuple[str, ...], target_words: tuple[str, ...], spoken: int
+    gram_words: tuple[str, ...],
+    target_words: tuple[str, ...],
+    spoken: int,
+    misheard: frozenset[tuple[str, ...]],
 ) -> tuple[float, float]:
     """One window against one target, as `_similarities` scores them all."""
     gram, target = "".join(gram_words), "".join(target_words)
-    covered = 0.9 + 0.1 * min(1.0, len(gram) / spoken)
+    covered = 1.0 if gram_words in misheard else 0.9 + 0.1 * min(1.0, len(gram) / spoken)
     if abs(len(gram) - len(target)) > max(4, len(target) // 2):
         return covered, 0.0
     alike = _similarity(gram, target)

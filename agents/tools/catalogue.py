@@ -345,9 +345,8 @@ def answer_search(db: Session, query: str, said: str, currency: str) -> SearchAn
         short += named_besides(short[0], hits[1:], said)
     hits = short
     if len(hits) == 1:
-        # Judged on what the caller said, not the model's query: "lorra mide" alone is
-        # closer to Loperamide than the sentence it was said in, and the model's own
-        # spelling would hide the guess.
+        # Judged on what the caller said, not the model's query: the model's own
+        # spelling of "lorra mide" would hide the guess.
         hit = hits[0]
         guess = guessed(hit, said) if said == query else guessed_from(db, hit.product, said)
         return _one(hit.product, guess, currency)
@@ -373,16 +372,24 @@ def named_besides(top: Hit, rest: list[Hit], said: str) -> list[Hit]:
     offering the one the search ranks first answers half of it. Not a product found by
     a keyword or an ingredient ("loratadine for hives" is not also Cetirizine), nor
     one named by the same words as `top` ("ibuprofen gel"), nor any in words read as
-    the recogniser's list of names (`heard_as_names`), whose names are guesses."""
+    the recogniser's list of names (`heard_as_names`), whose names are guesses. A word
+    names one product, the best ranked: "Co-codamole, Ibuprofen" is Ibuprofen, not its
+    gel too."""
     if heard_as_names(said) or not says_product(top.product, said):
         return []
     taken = own_words_heard(top.product, said)
-    return [h for h in rest if naming_words(h.product, said) - taken]
+    named = []
+    for hit in rest:
+        words = naming_words(hit.product, said) - taken
+        if words:
+            named.append(hit)
+            taken |= words
+    return named
 
 
 def guessed(hit: Hit, said: str) -> bool:
     """A hit found from no word the caller said, but from the start of one ("tram" for
-    Tramadol) or a sound not close to the name ("Loramide" for Loperamide), or from
+    Tramadol) or a sound not close to the name ("lorra mide" for Loperamide), or from
     words that read like the recogniser's list of names (`heard_as_names`): asked
     about before it is offered.
 

@@ -104,6 +104,14 @@ async def test_served_from_its_own_menu_with_its_own_greeting(bakery) -> None:
     assert "Focaccia" in " ".join(words_) and len(words_) == len(names)
 
 
+async def test_a_name_heard_wrong_is_offered_beside_the_breads(bakery) -> None:
+    """What tiny.en wrote for "Do you have any sourdough bread?" through the phone band.
+    "Sardo" alone found the loaf; in the sentence, scaled by how little of it the word
+    is, it fell below the floor and "bread" listed three other loaves."""
+    reply = await say(bakery, "c1", "Do you have any Sardo Bread?")
+    assert "Sourdough Loaf at 5 dollars 50" in reply, reply
+
+
 async def test_a_reaction_hears_the_emergency_number_and_nothing_sold(bakery) -> None:
     await say(bakery, "c1", "two sourdough loaves please")
     reply = await say(bakery, "c1", "oh no, his throat is swelling, he can't breathe")

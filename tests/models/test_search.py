@@ -83,6 +83,9 @@ HEARD_BY_SOUND = [
     ("Can I get some on-perzole for my heartburn?", "OMEP20-14"),
     ("Do you do hide a Cautysone cream? Just as small too.", "HYDRO1-15"),
     ("I need Clochter Masal Cream for Athletes' Foot,", "CLOTR-20"),
+    # Scaled by how little of the sentence it is, "Cetlamine" fell below the floor, and
+    # "kids" found the children's ibuprofen (benchmarks/product_names.py, daily).
+    ("Some Cetlamine lotion, please, the kids have not taken box.", "CALAM-200"),
 ]
 
 
