@@ -514,7 +514,7 @@ async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | Non
         picked = _offered_pick(db, options, said)
         choice = choose_product(db, [said], said, currency)
         # A product the words name that is not the one offered: "how much is the
-        # lorra mide" after ibuprofen asks about the other one (measured: it was given
+        # lorprimide" after ibuprofen asks about the other one (measured: it was given
         # ibuprofen's price), and a guess of a name is asked about first.
         if isinstance(choice, Product) and (
             picked is None or ingredient(choice) != ingredient(picked)

@@ -73,6 +73,15 @@ class Hit:
     # How well the words matched the product's own name or ingredient (0 when only
     # the full-text search found it, through its keywords).
     name_score: float = 0.0
+    # The same match weighed by how little of the sentence it is, as every match was
+    # before a misheard name counted whole (`_misheard`); None when it is name_score.
+    # The guess gate reads this one: it was measured on it, and a name the catalogue
+    # lacks ("famciclovir", 0.83 here, 0.855 whole) must still be asked about.
+    in_sentence: float | None = None
+
+    @property
+    def sure(self) -> float:
+        return self.name_score if self.in_sentence is None else self.in_sentence
 
 
 @lru_cache(maxsize=4096)
@@ -267,15 +276,16 @@ class _Named(NamedTuple):
     keywords: str = ""
 
 
-def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
-    """Each product's best match among the windows of what was said. Every window is
+def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, tuple[float, float]]:
+    """Each product's best match among the windows of what was said, found (a misheard
+    run counted whole) and weighed in the sentence (see `Hit.in_sentence`). Every window is
     compared with every name a product may be called by at once, in rapidfuzz's C++
     (`cdist`): a long sentence is a hundred windows against three hundred names, and
     pair by pair in Python that took 80 ms a search (docs/performance.md)."""
     tokens = _tokens(query)
     windows = sorted(_windows(tokens))
     if not windows:
-        return {p.sku: 0.0 for p in products}
+        return {p.sku: (0.0, 0.0) for p in products}
     named, names, only_brands = _target_table(tuple(products))
     targets = [*names, *only_brands]
     column = {words: j for j, words in enumerate(targets)}
@@ -284,10 +294,7 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     alike = np.zeros((len(windows), len(targets)))
     # A match that explains more of what was said beats a short exact word: "omega pra
     # zole" is Omeprazole, not Omega 3.
-    misheard = _misheard(tokens, frozenset("".join(t).replace("'", "") for t in targets))
-    covered[:, : len(names)], alike[:, : len(names)] = _similarities(
-        windows, list(names), spoken, misheard
-    )
+    covered[:, : len(names)], alike[:, : len(names)] = _similarities(windows, list(names), spoken)
     # A dictionary word is what the caller said, not a brand misheard: "station" is not
     # "statin", nor "salon" Savlon. A brand is heard by its letters or sound only in
     # words the recogniser made up, or said as it is; other windows are not compared
@@ -298,7 +305,7 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
     if only_brands and rows:
         cols = np.arange(len(names), len(targets))
         some = [windows[r] for r in rows]
-        part_covered, part_alike = _similarities(some, list(only_brands), spoken, misheard)
+        part_covered, part_alike = _similarities(some, list(only_brands), spoken)
         some_made_up = np.array([made_up[r] for r in rows])[:, None]
         as_is = (
             np.array(["".join(w) for w in some], dtype=object)[:, None]
@@ -307,33 +314,51 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, float]:
         cells = np.ix_(np.array(rows, dtype=np.intp), cols)
         covered[cells] = part_covered
         alike[cells] = np.where(some_made_up | as_is, part_alike, 0.0)
-    best = [0.0] * len(products)
+    misheard = _misheard(tokens, frozenset("".join(t).replace("'", "") for t in targets))
+    found = np.where(_whole(windows, targets, misheard), 1.0, covered) * alike
+    weighed = covered * alike
+    best = [(0.0, 0.0)] * len(products)
     for i, words, weight in named:
         j = column[words]
         if j >= len(names) and not rows:
             continue  # no window was compared with the brands
-        best[i] = max(best[i], float(np.max(weight * covered[:, j] * alike[:, j])))
+        best[i] = (
+            max(best[i][0], weight * float(np.max(found[:, j]))),
+            max(best[i][1], weight * float(np.max(weighed[:, j]))),
+        )
     # Below 0.78, a "match" is two unrelated words that share a few letters.
-    return {p.sku: (b if b >= 0.78 else 0.0) for p, b in zip(products, best, strict=True)}
+    return {p.sku: (b if b[0] >= 0.78 else (0.0, 0.0)) for p, b in zip(products, best, strict=True)}
+
+
+def _whole(
+    windows: list[tuple[str, ...]],
+    targets: list[tuple[str, ...]],
+    misheard: frozenset[tuple[str, ...]],
+) -> np.ndarray:
+    """The cells whose window is a misheard run, counted whole: the run's own row, and
+    the run before a form word where `_similarities` compares it without the form word
+    ("Cetlamine" of "Cetlamine lotion" against "calamine" of "Calamine Lotion")."""
+    whole = np.zeros((len(windows), len(targets)), dtype=bool)
+    for r, window in enumerate(windows):
+        if window in misheard:
+            whole[r, :] = True
+        elif len(window) >= 2 and window[-1] in _FORMS and window[:-1] in misheard:
+            for j, target in enumerate(targets):
+                whole[r, j] = len(target) > 1 and target[-1] == window[-1]
+    return whole
 
 
 def _similarities(
-    windows: list[tuple[str, ...]],
-    targets: list[tuple[str, ...]],
-    spoken: int,
-    misheard: frozenset[tuple[str, ...]],
+    windows: list[tuple[str, ...]], targets: list[tuple[str, ...]], spoken: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """For every window against every target: the share of what was said it covers
-    (of `spoken`, the longest window's letters; all of it for a made-up word), and
-    how alike they are
+    (of `spoken`, the longest window's letters), and how alike they are
     (`_similarity`, and by sound for made-up words); 0 where their lengths rule a match
     out."""
     grams = ["".join(w) for w in windows]
     names = ["".join(t) for t in targets]
     g_len, t_len = np.array([len(g) for g in grams]), np.array([len(n) for n in names])
-    share = 0.9 + 0.1 * np.minimum(1.0, g_len / spoken)
-    share[[w in misheard for w in windows]] = 1.0
-    covered = np.repeat(share[:, None], len(names), 1)
+    covered = np.repeat((0.9 + 0.1 * np.minimum(1.0, g_len / spoken))[:, None], len(names), 1)
     letters = (
         np.maximum(
             cdist(grams, names, scorer=ratio, dtype=np.float64),
@@ -385,20 +410,22 @@ def _similarities(
             continue
         for j, target in enumerate(targets):
             if len(target) > 1 and target[-1] == window[-1]:
-                covered[r, j], alike[r, j] = _pair(window[:-1], target[:-1], spoken, misheard)
+                covered[r, j], alike[r, j] = _pair(window[:-1], target[:-1], spoken)
     return covered, alike
 
 
 def _misheard(tokens: list[str], catalogue_words: frozenset[str]) -> frozenset[tuple[str, ...]]:
     """The runs of words the recogniser made up, each whole, that are no name as it is:
-    "Sardo" in "do you have any Sardo bread?", "lorra mide" in "I need some lorra mide".
-    A run is the name as it was heard, with no other reading, so it is not scored on how
-    little of the sentence it covers: at 0.9 of its likeness "Sardo" fell below the
-    floor, and "bread" found the rye loaf instead of the sourdough asked for. Everything
-    else still competes on its length: a name said right ("paracetamol or ibuprofen"),
-    a made-up word with a word of the sentence glued to it ("the pravastatin" is nearer
-    Atorvastatin than the drug alone, "deet in" nearer Teething Gel), and a piece of a
-    run ("tricore" of "tricore phenamine" sounds like "dry cough")."""
+    "Sardo" in "do you have any Sardo bread?", "Hyasine Butylromide" in "have you got
+    Hyasine, Butylromide?". A run is the name as it was heard, with no other reading, so
+    it is not scored on how little of the sentence it covers: at 0.9 of its likeness
+    "Sardo" fell below the floor, and "bread" found the rye loaf instead of the
+    sourdough asked for. Everything else still competes on its length: a name said right
+    ("paracetamol or ibuprofen"), a made-up word with a word of the sentence glued to it
+    ("the pravastatin" is nearer Atorvastatin than the drug alone, "deet in" nearer
+    Teething Gel), and a piece of a run ("tricore" of "tricore phenamine" sounds like
+    "dry cough"). Whether a name found so is sure enough to offer unasked is still
+    weighed in its sentence (`Hit.in_sentence`)."""
     runs: list[list[str]] = [[]]
     for token in tokens:
         if token.replace("'", "").isalpha() and token not in _STOP and not is_english(token):
@@ -413,14 +440,11 @@ def _misheard(tokens: list[str], catalogue_words: frozenset[str]) -> frozenset[t
 
 
 def _pair(
-    gram_words: tuple[str, ...],
-    target_words: tuple[str, ...],
-    spoken: int,
-    misheard: frozenset[tuple[str, ...]],
+    gram_words: tuple[str, ...], target_words: tuple[str, ...], spoken: int
 ) -> tuple[float, float]:
     """One window against one target, as `_similarities` scores them all."""
     gram, target = "".join(gram_words), "".join(target_words)
-    covered = 1.0 if gram_words in misheard else 0.9 + 0.1 * min(1.0, len(gram) / spoken)
+    covered = 0.9 + 0.1 * min(1.0, len(gram) / spoken)
     if abs(len(gram) - len(target)) > max(4, len(target) // 2):
         return covered, 0.0
     alike = _similarity(gram, target)
@@ -472,7 +496,8 @@ def search_products(
             select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
         ).all()
     ]
-    names = _fuzzy_scores(named, query)
+    matched = _fuzzy_scores(named, query)
+    names = {sku: found for sku, (found, _) in matched.items()}
     scores = dict(names)
     fts = _fts_order(db, query)
     for rank, sku in enumerate(fts):
@@ -481,7 +506,10 @@ def search_products(
     chosen = {sku: score for sku, score in scores.items() if score >= min_score}
     by_sku = {p.sku: p for p in db.exec(select(Product).where(col(Product.sku).in_(chosen))).all()}
     ranked = sorted(
-        (Hit(by_sku[sku], score, names.get(sku, 0.0)) for sku, score in chosen.items()),
+        (
+            Hit(by_sku[sku], score, names.get(sku, 0.0), _weighed(matched.get(sku)))
+            for sku, score in chosen.items()
+        ),
         # Equal scores: a name the caller said before a symptom's product ("Clochter
         # Masal cream for athlete's foot" is Clotrimazole, not Terbinafine), then the
         # plainer product (shorter name), so "paracetamol" finds Paracetamol before
@@ -494,6 +522,13 @@ def search_products(
         ),
     )
     return ranked[:limit]
+
+
+def _weighed(match: tuple[float, float] | None) -> float | None:
+    """The match in its sentence, when a misheard run counted whole made it differ."""
+    if match is None or match[0] == match[1]:
+        return None
+    return match[1]
 
 
 def says_product(product: Product, said: str) -> bool:
@@ -537,7 +572,8 @@ def only_everyday_words(product: Product, said: str) -> bool:
         return False
     rest = " ".join(t for t in _tokens(said) if not any(_said_as(t, w) for w in matched))
     named = _Named(product.sku, product.name, product.active_ingredient)
-    return _fuzzy_scores([named], rest)[product.sku] == 0.0
+    # Weighed in the sentence, as it was measured (see `Hit.in_sentence`).
+    return _fuzzy_scores([named], rest)[product.sku][1] < 0.78
 
 
 def naming_words(product: Product, said: str) -> set[str]:

@@ -345,8 +345,9 @@ def answer_search(db: Session, query: str, said: str, currency: str) -> SearchAn
         short += named_besides(short[0], hits[1:], said)
     hits = short
     if len(hits) == 1:
-        # Judged on what the caller said, not the model's query: the model's own
-        # spelling of "lorra mide" would hide the guess.
+        # Judged on what the caller said, not the model's query: "lorra mide" alone is
+        # closer to Loperamide than the sentence it was said in, and the model's own
+        # spelling would hide the guess.
         hit = hits[0]
         guess = guessed(hit, said) if said == query else guessed_from(db, hit.product, said)
         return _one(hit.product, guess, currency)
@@ -373,23 +374,27 @@ def named_besides(top: Hit, rest: list[Hit], said: str) -> list[Hit]:
     a keyword or an ingredient ("loratadine for hives" is not also Cetirizine), nor
     one named by the same words as `top` ("ibuprofen gel"), nor any in words read as
     the recogniser's list of names (`heard_as_names`), whose names are guesses. A word
-    names one product, the best ranked: "Co-codamole, Ibuprofen" is Ibuprofen, not its
-    gel too."""
+    names one product, the best ranked, or those tied for it: "loratadine and ibuprofen"
+    is the ibuprofen tablets, not the gel too; "loperamide and nicotine" the gum and
+    the patches."""
     if heard_as_names(said) or not says_product(top.product, said):
         return []
     taken = own_words_heard(top.product, said)
-    named = []
+    named: list[Hit] = []
+    by: dict[str, float] = {}  # each naming word, and the score of the hit it named
     for hit in rest:
         words = naming_words(hit.product, said) - taken
-        if words:
+        # A tie is not a choice: "nicotine" names the gum and the patches alike.
+        if any(round(by.get(w, hit.score), 3) == round(hit.score, 3) for w in words):
             named.append(hit)
-            taken |= words
+            for word in words:
+                by.setdefault(word, hit.score)
     return named
 
 
 def guessed(hit: Hit, said: str) -> bool:
     """A hit found from no word the caller said, but from the start of one ("tram" for
-    Tramadol) or a sound not close to the name ("lorra mide" for Loperamide), or from
+    Tramadol) or a sound not close to the name ("Loramide" for Loperamide), or from
     words that read like the recogniser's list of names (`heard_as_names`): asked
     about before it is offered.
 
@@ -403,7 +408,7 @@ def guessed(hit: Hit, said: str) -> bool:
     if another_of_its_kind(hit.product, said) or only_everyday_words(hit.product, said):
         return True
     by_name = hit.name_score > 0 and hit.name_score >= hit.score
-    return not by_name or hit.name_score < GUESS_SCORE
+    return not by_name or hit.sure < GUESS_SCORE
 
 
 def guessed_from(db: Session, product: Product, said: str) -> bool:

@@ -157,7 +157,7 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
             packs = named if named is not None else quantity
         # A variant of what the caller just heard ("the 400s" after ibuprofen) is no guess.
         heard_kin = _kin(db, put_to_caller)
-        # "I'd like some lorra mide": a guess is asked about, never added unheard.
+        # "I'd like some lorprimide": a guess is asked about, never added unheard.
         question = _asked_first(db, choice, said, heard_kin, ctx.client_id)
         if question is not None:
             return question

@@ -84,7 +84,7 @@ async def test_a_word_start_is_asked_about_and_a_no_asks_for_the_name(shop: Serv
 
 @pytest.mark.parametrize("yes", ["yes", "yeah that's right", "that's the one", "exactly"])
 async def test_a_yes_offers_the_product_and_orders_nothing(shop: Services, yes: str) -> None:
-    replies = await talk(shop, "c", "I'd like some lorra mide please", yes)
+    replies = await talk(shop, "c", "I'd like some lorprimide please", yes)
     assert replies[0] == did_you_say("Loperamide")
     assert replies[1].startswith("We have Loperamide") and "3 dollars 99" in replies[1]
     assert lines_of(shop, "c") == []
@@ -103,7 +103,7 @@ async def test_a_yes_then_a_yes_to_the_offer_adds_one(shop: Services) -> None:
 
 
 async def test_a_no_with_the_right_name_offers_that_one(shop: Services) -> None:
-    replies = await talk(shop, "c", "I'd like some lorra mide please", "no, mebeverine")
+    replies = await talk(shop, "c", "I'd like some lorprimide please", "no, mebeverine")
     assert "Mebeverine" in replies[1] and "Loperamide" not in replies[1]
     assert lines_of(shop, "c") == []
 
@@ -155,7 +155,7 @@ async def test_a_yes_with_a_variant_word_offers_that_variant(shop: Services) -> 
 
 
 async def test_a_price_question_about_a_guess_asks_first(shop: Services) -> None:
-    replies = await talk(shop, "c", "do you have ibuprofen", "how much is the lorra mide")
+    replies = await talk(shop, "c", "do you have ibuprofen", "how much is the lorprimide")
     assert replies[1] == did_you_say("Loperamide")
 
 
@@ -304,6 +304,7 @@ def test_the_morning_after_pill_is_still_found(shop: Services, said: str) -> Non
         ("do you have a pregnancy test and folic acid", {"Pregnancy Test", "Folic Acid"}),
         # A word names one product, the best ranked: not the gel beside the tablets.
         ("I need loratadine and ibuprofen", {"Loratadine", "Ibuprofen"}),
+        ("I need loperamide and nicotine", {"Loperamide", "Nicotine Gum", "Nicotine Patches"}),
         # A keyword ("hives") or an ingredient names no second product.
         ("loratadine for hives", {"Loratadine"}),
         ("cetirizine for itchy eyes", {"Cetirizine"}),
@@ -356,7 +357,10 @@ def test_a_product_is_offered_outright_only_when_named(
 ABSENT_DRUGS = (
     "ranitidine lansoprazole diazepam warfarin amlodipine esomeprazole dexlansoprazole "
     "simvastatin rosuvastatin prednisolone desloratadine levocetirizine promethazine "
-    "doxycycline miconazole lamotrigine citalopram gabapentin metronidazole"
+    "doxycycline miconazole lamotrigine citalopram gabapentin metronidazole "
+    # Found whole, as a misheard name is, these pass the guess gate (0.855-0.869); the
+    # gate weighs them in their sentence (`Hit.in_sentence`), as it was measured.
+    "famciclovir oxymetazoline olopatadine"
 ).split()
 
 
@@ -364,6 +368,15 @@ ABSENT_DRUGS = (
 def test_a_drug_the_shop_lacks_is_never_offered_as_another(shop: Services, drug: str) -> None:
     answer = _answer(shop, f"do you have {drug}?")
     assert len(answer.products) != 1 or answer.asked, answer
+
+
+@pytest.mark.parametrize(
+    "said", ["two boxes of famciclovir please", "I'd like some olopatadine please"]
+)
+async def test_a_drug_the_shop_lacks_is_never_added_as_another(shop: Services, said: str) -> None:
+    [reply] = await talk(shop, "c", said)
+    assert reply.startswith("Sorry, did you say"), reply
+    assert lines_of(shop, "c") == []
 
 
 @pytest.mark.parametrize(
