@@ -241,9 +241,11 @@ def _target_table(
     tuple[tuple[int, tuple[str, ...], float], ...],
     tuple[tuple[str, ...], ...],
     tuple[tuple[str, ...], ...],
+    frozenset[str],
 ]:
     """Every (product, target, weight), then the targets that are names or ingredients,
-    then those that are brands only: built once per catalogue, not once per search."""
+    then those that are brands only, then every target as written (`_misheard`): built
+    once per catalogue, not once per search."""
     # Without keywords (`only_everyday_words`' one product) there are no brands to find.
     brands = _brands(products) if any(p.keywords for p in products) else {}
     named = tuple(
@@ -252,7 +254,8 @@ def _target_table(
         for words, weight in _targets(p.name, p.active_ingredient, brands.get(p.sku, ()))
     )
     names = tuple(sorted({w for p in products for w, _ in _targets(p.name, p.active_ingredient)}))
-    return named, names, tuple(sorted({words for _, words, _ in named} - set(names)))
+    written = frozenset("".join(words).replace("'", "") for _, words, _ in named)
+    return named, names, tuple(sorted({words for _, words, _ in named} - set(names))), written
 
 
 @lru_cache(maxsize=4096)
@@ -286,7 +289,7 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, tuple[float, 
     windows = sorted(_windows(tokens))
     if not windows:
         return {p.sku: (0.0, 0.0) for p in products}
-    named, names, only_brands = _target_table(tuple(products))
+    named, names, only_brands, written = _target_table(tuple(products))
     targets = [*names, *only_brands]
     column = {words: j for j, words in enumerate(targets)}
     spoken = max(len("".join(w)) for w in windows)
@@ -314,7 +317,7 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, tuple[float, 
         cells = np.ix_(np.array(rows, dtype=np.intp), cols)
         covered[cells] = part_covered
         alike[cells] = np.where(some_made_up | as_is, part_alike, 0.0)
-    misheard = _misheard(tokens, frozenset("".join(t).replace("'", "") for t in targets))
+    misheard = _misheard(tokens, written)
     found = np.where(_whole(windows, targets, misheard), 1.0, covered) * alike
     weighed = covered * alike
     best = [(0.0, 0.0)] * len(products)
