@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from pathlib import Path
 
 from sqlalchemy.engine import Engine as Database
@@ -16,6 +17,7 @@ from agents.safety import SafetyLines
 from agents.scripted import pharmacy_script
 from agents.tools.navigation import SALES, TRANSFER_TOOL, TRANSFER_WORDS, TRIAGE
 from callswarm.agency import Agency, AgencyBuild, Business
+from models import drug_names
 from models.catalogue import catalogue_is_empty, load_catalogue
 from models.search import catalogue_vocabulary
 from swarm import CompletionBackend
@@ -56,6 +58,8 @@ def _prepare(db: Database) -> None:
     if catalogue_is_empty(db):
         result = load_catalogue(db)
         log.info("catalogue_first_load added=%d", result.added)
+    # Read while the voice loads: the first search would wait for it.
+    threading.Thread(target=drug_names.load, name="drug-names", daemon=True).start()
 
 
 def _vocabulary(db: Database) -> list[str]:

@@ -27,6 +27,7 @@ from rapidfuzz.process import cdist
 from sqlalchemy import text
 from sqlmodel import Session, col, select
 
+from models.drug_names import Unheld, names_a_drug, unheld
 from models.shop import Product
 from models.sounds import everyday, is_english, sounds_of
 
@@ -493,12 +494,9 @@ def search_products(
     # Ranked on the columns the names live in, and only the hits loaded whole: the
     # screen and the tools search a dozen times a turn, and building every product's
     # row each time cost more than the ranking (measured, docs/performance.md).
-    named = [
-        _Named(*row)
-        for row in db.exec(
-            select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
-        ).all()
-    ]
+    named = _catalogue(db)
+    # A drug the shop lacks, named, is not matched to the nearest it holds.
+    query = _without(query, _unheld(named, query))
     matched = _fuzzy_scores(named, query)
     names = {sku: found for sku, (found, _) in matched.items()}
     scores = dict(names)
@@ -525,6 +523,50 @@ def search_products(
         ),
     )
     return ranked[:limit]
+
+
+def _catalogue(db: Session) -> list[_Named]:
+    return [
+        _Named(*row)
+        for row in db.exec(
+            select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
+        ).all()
+    ]
+
+
+def _unheld(named: list[_Named], said: str) -> tuple[Unheld, ...]:
+    return unheld(
+        _tokens(said), tuple(t for p in named for t in (p.name, p.active_ingredient, p.keywords))
+    )
+
+
+def _without(said: str, found: tuple[Unheld, ...]) -> str:
+    if not found:
+        return said
+    gone = {i for u in found for i in range(u.start, u.end)}
+    return " ".join(t for i, t in enumerate(_tokens(said)) if i not in gone)
+
+
+@dataclass(frozen=True, slots=True)
+class NotHeld:
+    """The drugs the caller's words name that no product is (models/drug_names.py), and
+    their first words without them, for matching to names: "make it two pravastatin"
+    is "make it two", never two of Atorvastatin."""
+
+    names: tuple[str, ...]
+    rest: str
+
+
+def drugs_not_held(db: Session, said: str, *more: str) -> NotHeld:
+    """`NotHeld` of `said` and any more words said (the model's query)."""
+    texts = (said, *more)
+    tokens = [_tokens(t) for t in texts]
+    if not any(names_a_drug(t) for t in tokens):
+        return NotHeld((), said)  # most words: the catalogue is not read
+    named = _catalogue(db)
+    found = [_unheld(named, t) for t in texts]
+    names = tuple(dict.fromkeys(u.name for f in found for u in f))
+    return NotHeld(names, _without(said, found[0]))
 
 
 def _weighed(match: tuple[float, float] | None) -> float | None:

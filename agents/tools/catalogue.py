@@ -26,6 +26,7 @@ from models.search import (
     Hit,
     another_of_its_kind,
     content_words,
+    drugs_not_held,
     naming_words,
     only_everyday_words,
     own_words_heard,
@@ -123,7 +124,7 @@ def _rivals(hits: list[Hit]) -> list[Product]:
 
 
 def _joined_name(db: Session, said: str) -> str | None:
-    heard = re.findall(r"[a-z0-9']+", said.lower())
+    heard = re.findall(r"[a-z0-9']+", drugs_not_held(db, said).rest.lower())
     windows = {"".join(heard[i : i + n]) for n in (2, 3) for i in range(len(heard) - n + 1)}
     names = {
         w
@@ -152,7 +153,9 @@ def brand_family(db: Session, name: str) -> list[Product]:
     joined when speech split them ("clare it in", "gavis con"). Measured before:
     "claritin for my hay fever" found nothing, because "fever" is in many products'
     keywords."""
-    heard = [w for w in re.findall(r"[a-z0-9']+", name.lower()) if w not in _NOT_BRANDS]
+    # A drug the shop lacks is no brand of one it holds: "nystatin" is not "statin".
+    said_words = re.findall(r"[a-z0-9']+", drugs_not_held(db, name).rest.lower())
+    heard = [w for w in said_words if w not in _NOT_BRANDS]
     said = {"".join(heard[i : i + n]) for n in (1, 2, 3) for i in range(len(heard) - n + 1)}
     said = {w for w in said if len(w) >= 5}
     if not said:
@@ -275,6 +278,9 @@ def _no_variant(product: Product) -> str:
 def resolve_product(db: Session, name: str) -> Product:
     product = find_product(db, name)
     if product is None:
+        lacked = drugs_not_held(db, name).names
+        if lacked:
+            raise ToolError(f"I'm sorry, we don't stock {' or '.join(lacked)}. {NOT_STOCKED}")
         raise ToolError(f"I couldn't find a product called {name}. Which product do you mean?")
     return product
 
@@ -317,7 +323,28 @@ class SearchAnswer:
 def answer_search(db: Session, query: str, said: str, currency: str) -> SearchAnswer:
     """The answer to a search for `query`, the caller having said `said`: one product
     offered, or asked about when it is a guess, a list, or a question. The search tool's
-    whole decision, and what `benchmarks/product_names.py` counts."""
+    whole decision, and what `benchmarks/product_names.py` counts.
+
+    A drug the caller named that no product is ("pravastatin") is said to be one the
+    shop does not stock: before the products their other words name ("pravastatin or
+    ibuprofen"), or instead of any found without those words."""
+    answer = _answer_search(db, query, said, currency)
+    # Apart: joined, "f-a-m ... r" spelled twice would read as one word.
+    lacked = drugs_not_held(db, said, query)
+    if not lacked.names:
+        return answer
+    lacking = f"we don't stock {' or '.join(lacked.names)}"
+    if any(says_product(p, lacked.rest) for p in answer.products):
+        return SearchAnswer(f"I'm sorry, {lacking}. {answer.text}", answer.products)
+    return SearchAnswer(f"I'm sorry, {lacking}. {NOT_STOCKED}")
+
+
+# After a drug the shop does not stock: a pharmacist, not the search, may say what
+# else would do.
+NOT_STOCKED = "A pharmacist can advise on an alternative. Can I help with anything else?"
+
+
+def _answer_search(db: Session, query: str, said: str, currency: str) -> SearchAnswer:
     if variant_words(query).given:
         # "the paracetamol liquid for a toddler": the variant, not the plain tablets.
         choice = choose_products(db, [query], query)

@@ -1,0 +1,202 @@
+"""Drugs the catalogue does not hold, named as a caller names them.
+
+A caller who asks for pravastatin said a drug, correctly, and the shop lacks it. The
+search compares what it hears with the names it holds, and Atorvastatin is 0.86 alike:
+offered outright, "make it two pravastatin" became two boxes of another statin
+(measured, docs/performance.md). Likeness cannot tell such a drug from a name misheard,
+and a list of drug names can: a word that names a drug nobody in the catalogue is, is
+that drug, and it is never matched to another.
+
+The names are the Drug Named Entity Recognition dictionary (`drug-named-entity-recognition`
+on PyPI, MIT): 107,000 names of 20,000 drugs from DrugBank, MeSH, MedlinePlus, the NHS
+and Wikipedia, brands included, each with the drug it stands for. It is read as data:
+its module is not imported, since importing it reads a cache from the home folder.
+
+A name is the catalogue's own (never taken away) when:
+- it names a drug a product holds, as the dictionary pairs them ("tylenol" and
+  "paracetamol" are both acetaminophen);
+- or it is a word of the catalogue's names, ingredients or keywords, spelled either
+  way ("acyclovir" for Aciclovir, "beclomethasone" for Beclometasone: British and
+  American spellings the dictionary files as two drugs).
+
+Not taken as a drug: a phrase of dictionary words only ("caps", "peppermint", "plan
+b"), nor a word under five letters; those are what callers say about anything.
+"""
+
+from __future__ import annotations
+
+import bz2
+import importlib.util
+import logging
+import pickle
+import re
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+
+from models.sounds import is_english
+
+log = logging.getLogger(__name__)
+
+_PACKAGE = "drug_named_entity_recognition"
+_WORD = re.compile(r"[a-z0-9']+")
+# The longest name looked for, in words: "hyoscine butylbromide", "fusidic acid".
+_MAX_WORDS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Unheld:
+    """A drug the caller named that no product is: tokens [start, end) of what was said."""
+
+    start: int
+    end: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Names:
+    said: Mapping[str, frozenset[str]]  # names a caller says, and the drugs they name
+    every: Mapping[str, frozenset[str]]  # every name of up to three words, and its drugs
+    written: Mapping[str, str]  # the names said with a hyphen: "co amoxiclav"
+
+
+_LOADING = threading.Lock()
+
+
+def load() -> None:
+    """Read the names now (a second and a half), not at a caller's first search."""
+    _dictionary()
+
+
+def _dictionary() -> _Names:
+    # One read: a search that comes while `load` reads waits for it.
+    with _LOADING:
+        return _read()
+
+
+@lru_cache(maxsize=1)
+def _read() -> _Names:
+    spec = importlib.util.find_spec(_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError(f"{_PACKAGE} is not installed: pip install -e .")
+    path = Path(next(iter(spec.submodule_search_locations))) / "drug_ner_dictionary.pkl.bz2"
+    with bz2.open(path, "rb") as f:
+        # The package's own data, as trusted as its code: it loads the same file so.
+        table = pickle.load(f)  # noqa: S301
+    # Drugs with a leaflet for patients (MedlinePlus or the NHS), 1,559 of 20,070: the
+    # rest are a chemist's names, and some are words a recogniser writes for anything
+    # ("laman", an enzyme's brand, for "lemon").
+    leaflets = {
+        drug
+        for drug, data in table["drug_canonical_to_data"].items()
+        if "medline_plus_id" in data or "nhs_url" in data
+    }
+    # A drug's own name names it, though the table lists it only when it is a variant
+    # too ("nicotine" is there as "nikotin" and "nicotina").
+    pairs = [(drug, [drug]) for drug in table["drug_canonical_to_data"]]
+    every: dict[str, frozenset[str]] = {}
+    said: dict[str, frozenset[str]] = {}
+    written: dict[str, str] = {}
+    for name, canonicals in [*pairs, *table["drug_variant_to_canonical"].items()]:
+        # As a caller's words are read: "co-amoxiclav" is "co amoxiclav".
+        variant = " ".join(name.replace("-", " ").split())
+        words = variant.split()
+        if len(words) > _MAX_WORDS or not all(_WORD.fullmatch(w) for w in words):
+            continue
+        drugs = every.get(variant, frozenset()) | frozenset(canonicals)
+        every[variant] = drugs
+        if (
+            leaflets & drugs
+            and (len(words) > 1 or len(variant) >= 5)
+            and not all(is_english(w, webster_only=True) for w in words)
+        ):
+            said[variant] = drugs
+            if variant != name:
+                written[variant] = name
+    return _Names(MappingProxyType(said), MappingProxyType(every), MappingProxyType(written))
+
+
+def spelling(phrase: str) -> str:
+    """One spelling for the ways a drug is written: British and American
+    ("beclomethasone" and "beclometasone", "acyclovir" and "aciclovir", "ferrous
+    sulphate" and "ferrous sulfate") and as a recogniser spells it ("nikotin")."""
+    w = re.sub(r"[^a-z]", "", phrase.lower())
+    for pattern, repl in (("ph", "f"), ("ae", "e"), ("oe", "e"), ("y", "i"), ("c", "k")):
+        w = w.replace(pattern, repl)
+    return re.sub(r"(.)\1+", r"\1", w.replace("h", "")).removesuffix("e")
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    drugs: frozenset[str]  # the dictionary's drugs a product holds
+    spellings: frozenset[str]  # every phrase of the catalogue's words, in one spelling
+    words: tuple[str, ...]  # its words of six letters or more, in that spelling
+
+    def own(self, phrase: str) -> bool:
+        """The phrase is the catalogue's own words, or a piece of one of them that the
+        recogniser heard apart: "fenamine" (a name of amphetamine) of "tricore
+        phenamine", heard for chlorphenamine."""
+        said = spelling(phrase)
+        return said in self.spellings or any(
+            w.endswith(said) or w.startswith(said) for w in self.words
+        )
+
+
+@lru_cache(maxsize=16)
+def _held(catalogue: tuple[str, ...]) -> _Held:
+    names = _dictionary().every
+    drugs: set[str] = set()
+    spellings: set[str] = set()
+    for text in catalogue:
+        for phrase in _phrases(_WORD.findall(text.lower().replace("-", " "))):
+            spellings.add(spelling(phrase))
+            drugs |= names.get(phrase, frozenset())
+        # Hyphens as written: "co-codamol" is a name of the dictionary's.
+        for word in text.lower().split():
+            drugs |= names.get(word.strip(",.;:()"), frozenset())
+    words = tuple(sorted({spelling(w) for w in _WORD.findall(" ".join(catalogue).lower())}))
+    words = tuple(w for w in words if len(w) >= 6)
+    return _Held(frozenset(drugs), frozenset(spellings), words)
+
+
+def _phrases(words: list[str]) -> Iterable[str]:
+    for n in range(1, _MAX_WORDS + 1):
+        for i in range(len(words) - n + 1):
+            yield " ".join(words[i : i + n])
+
+
+def names_a_drug(tokens: list[str]) -> bool:
+    """Whether the words hold any drug's name, the catalogue's or not: most do not."""
+    names = _dictionary().said
+    bare = [t.removesuffix("'s").strip("'") for t in tokens]
+    return any(
+        " ".join(bare[i : i + n]) in names
+        for n in range(1, _MAX_WORDS + 1)
+        for i in range(len(bare) - n + 1)
+    )
+
+
+def unheld(tokens: list[str], catalogue: tuple[str, ...]) -> tuple[Unheld, ...]:
+    """The drugs `tokens` name that no product of `catalogue` (its names, ingredients
+    and keywords) is, longest first where they overlap."""
+    table = _dictionary()
+    names = table.said
+    held = _held(catalogue)
+    found: list[Unheld] = []
+    taken: set[int] = set()
+    bare = [t.removesuffix("'s").strip("'") for t in tokens]
+    for n in range(_MAX_WORDS, 0, -1):
+        for i in range(len(bare) - n + 1):
+            span = range(i, i + n)
+            phrase = " ".join(bare[i : i + n])
+            drugs = names.get(phrase)
+            if not drugs or taken.intersection(span):
+                continue
+            if drugs & held.drugs or held.own(phrase):
+                continue
+            found.append(Unheld(i, i + n, table.written.get(phrase, phrase)))
+            taken.update(span)
+    return tuple(sorted(found, key=lambda u: u.start))

@@ -1,0 +1,81 @@
+"""Drugs the catalogue lacks, from the real list of drug names (models/drug_names.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from models.drug_names import spelling, unheld
+from models.search import _tokens
+
+# A small catalogue, as the search passes it: each product's name, ingredient, keywords.
+CATALOGUE = (
+    "Chlorphenamine",
+    "chlorphenamine",
+    "allergy itch piriton",
+    "Co-codamol",
+    "codeine and paracetamol",
+    "pain strong",
+    "Beclometasone Nasal Spray",
+    "beclometasone",
+    "hay fever",
+)
+
+
+def _unheld(said: str) -> list[str]:
+    return [u.name for u in unheld(_tokens(said), CATALOGUE)]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("beclomethasone", "beclometasone"),
+        ("acyclovir", "aciclovir"),
+        ("cholecalciferol", "colecalciferol"),
+        ("ferrous sulphate", "ferrous sulfate"),
+        ("nikotin", "nicotine"),
+    ],
+)
+def test_two_spellings_of_one_drug_are_one(a: str, b: str) -> None:
+    assert spelling(a) == spelling(b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("oxymetazoline", "xylometazoline"),
+        ("esomeprazole", "omeprazole"),
+        ("pravastatin", "atorvastatin"),
+        ("famciclovir", "aciclovir"),
+    ],
+)
+def test_two_drugs_alike_stay_two(a: str, b: str) -> None:
+    assert spelling(a) != spelling(b)
+
+
+@pytest.mark.parametrize(
+    ("said", "drugs"),
+    [
+        ("do you have pravastatin?", ["pravastatin"]),
+        ("two boxes of zantac and the piriton", ["zantac"]),
+        # The longest name wins: "fusidic acid", not nothing for "acid".
+        ("the fusidic acid cream please", ["fusidic acid"]),
+        ("it's the esomeprazole's I take", ["esomeprazole"]),
+        # Said as written, hyphen and all, though the words come apart.
+        ("have you got co-trimoxazole", ["co-trimoxazole"]),
+        # Its own names, by any name of the same drug: paracetamol is acetaminophen.
+        ("have you got tylenol", []),
+        ("co-codamol please", []),
+        ("the beclomethasone spray", []),
+        # A piece of a name of its own, heard apart: "fenamine" names amphetamine too.
+        ("tricore fenamine", []),
+        # Dictionary words are what callers say of anything: "caps" is a drug's brand.
+        ("the peppermint caps", []),
+    ],
+)
+def test_drugs_no_product_is(said: str, drugs: list[str]) -> None:
+    assert _unheld(said) == drugs
+
+
+def test_a_name_is_found_where_it_was_said() -> None:
+    [found] = unheld(_tokens("could I get the fusidic acid cream"), CATALOGUE)
+    assert (found.start, found.end) == (4, 6)
