@@ -65,7 +65,7 @@ from agents.tools.navigation import SALES, TRANSFER_TOOL
 from agents.tools.orders import pending_view
 from agents.variants import resolve, variant_words
 from models import orders
-from models.search import content_words, search_products
+from models.search import content_words, drugs_not_held, search_products
 from models.shop import Product
 from models.sounds import is_english
 from swarm import RoutedCall, RoutedReply, SessionHandle
@@ -284,6 +284,9 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         answer = await _name_answer(session, pharmacy, asked, said)
         if answer is not None:
             return answer
+    lacked = await _lacked(pharmacy, said)
+    if lacked is not None:
+        return lacked
     call = _move_call(move)
     if call is not None:
         return call
@@ -396,6 +399,16 @@ async def _after_self_harm(session: SessionHandle, lines: safety.SafetyLines) ->
     return any(safety.raised_self_harm(m.content, lines) for m in replies)
 
 
+async def _lacked(pharmacy: Pharmacy, said: str) -> RoutedCall | None:
+    """The search, and no order move, when the caller names a drug the shop does not
+    stock: "make it two pravastatin" set the last line's count, and "two pravastatin
+    and one ibuprofen" put the two on the ibuprofen, saying nothing of the pravastatin.
+    The search says so, and offers what else they named for a yes. A tool, not a reply:
+    at reception it is made once the caller is with sales, who can take that yes."""
+    lacked = await pharmacy.run(lambda db: drugs_not_held(db, said).names)
+    return RoutedCall("search_products", {"query": said}) if lacked else None
+
+
 async def _order_move(
     pharmacy: Pharmacy, view: orders.OrderView | None, said: str, last: str
 ) -> Move | None:
@@ -500,8 +513,19 @@ async def _count(session: SessionHandle, said: str) -> int:
     now = heard.answered_count(said, "", orders.MAX_QUANTITY_PER_LINE)
     if now is not None:
         return now
-    history = await session.get_user_history()
-    recent = [q for m in history[-3:-1] for q in spoken_quantities(m.content)]
+    history = [m.content for m in (await session.get_user_history())[-3:-1]]
+
+    def counted(db: Db) -> list[int]:
+        # Not a count said with a drug the shop lacks: "two pravastatin and one
+        # ibuprofen", then yes to the ibuprofen, put two in the order.
+        return [
+            q
+            for line in history
+            if not drugs_not_held(db, line).names
+            for q in spoken_quantities(line)
+        ]
+
+    recent = await _pharmacy(session).run(counted)
     return recent[-1] if recent else 1
 
 

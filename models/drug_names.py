@@ -31,7 +31,7 @@ import logging
 import pickle
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -59,71 +59,92 @@ class Unheld:
 @dataclass(frozen=True, slots=True)
 class _Names:
     said: Mapping[str, frozenset[str]]  # names a caller says, and the drugs they name
-    every: Mapping[str, frozenset[str]]  # every name of up to three words, and its drugs
     written: Mapping[str, str]  # the names said with a hyphen: "co amoxiclav"
+    every: Mapping[str, list[str]]  # every name as the wheel writes it, and its drugs
+    drugs: frozenset[str]  # every drug's own name
+
+    def of(self, phrase: str) -> frozenset[str]:
+        """The drugs any name `phrase` is (as a caller's words are read) stands for."""
+        found = set(self.every.get(phrase, ())) | set(self.every.get(phrase.replace(" ", "-"), ()))
+        if phrase in self.drugs:
+            found.add(phrase)
+        return frozenset(found)
 
 
 _LOADING = threading.Lock()
+_loaded: list[_Names] = []  # the one read, once done
 
 
 def load() -> None:
-    """Read the names now (a second and a half), not at a caller's first search."""
+    """Read the names now (about two seconds), not at a caller's first search."""
     _dictionary()
 
 
 def _dictionary() -> _Names:
+    if _loaded:
+        return _loaded[0]
     # One read: a search that comes while `load` reads waits for it.
     with _LOADING:
-        return _read()
+        if not _loaded:
+            _loaded.append(_read())
+        return _loaded[0]
 
 
-@lru_cache(maxsize=1)
 def _read() -> _Names:
     spec = importlib.util.find_spec(_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(f"{_PACKAGE} is not installed: pip install -e .")
+        # A broken install must not stop the search: it matches every name as before.
+        log.error("drug_names_missing package=%s: drugs the catalogue lacks are not told", _PACKAGE)
+        return _Names(MappingProxyType({}), MappingProxyType({}), MappingProxyType({}), frozenset())
     path = Path(next(iter(spec.submodule_search_locations))) / "drug_ner_dictionary.pkl.bz2"
     with bz2.open(path, "rb") as f:
         # The package's own data, as trusted as its code: it loads the same file so.
         table = pickle.load(f)  # noqa: S301
+    drugs = table["drug_canonical_to_data"]
     # Drugs with a leaflet for patients (MedlinePlus or the NHS), 1,559 of 20,070: the
     # rest are a chemist's names, and some are words a recogniser writes for anything
     # ("laman", an enzyme's brand, for "lemon").
-    leaflets = {
-        drug
-        for drug, data in table["drug_canonical_to_data"].items()
-        if "medline_plus_id" in data or "nhs_url" in data
-    }
-    # A drug's own name names it, though the table lists it only when it is a variant
-    # too ("nicotine" is there as "nikotin" and "nicotina").
-    pairs = [(drug, [drug]) for drug in table["drug_canonical_to_data"]]
-    every: dict[str, frozenset[str]] = {}
+    leaflets = {d for d, data in drugs.items() if "medline_plus_id" in data or "nhs_url" in data}
+    variants: dict[str, list[str]] = table["drug_variant_to_canonical"]
     said: dict[str, frozenset[str]] = {}
     written: dict[str, str] = {}
-    for name, canonicals in [*pairs, *table["drug_variant_to_canonical"].items()]:
+    # A drug's own name names it, though the table lists it only when it is a variant
+    # too ("nicotine" is there as "nikotin" and "nicotina").
+    for name, canonicals in [*((d, [d]) for d in leaflets), *variants.items()]:
+        if leaflets.isdisjoint(canonicals):
+            continue
         # As a caller's words are read: "co-amoxiclav" is "co amoxiclav".
         variant = " ".join(name.replace("-", " ").split())
         words = variant.split()
-        if len(words) > _MAX_WORDS or not all(_WORD.fullmatch(w) for w in words):
-            continue
-        drugs = every.get(variant, frozenset()) | frozenset(canonicals)
-        every[variant] = drugs
         if (
-            leaflets & drugs
+            len(words) <= _MAX_WORDS
+            and all(_WORD.fullmatch(w) for w in words)
             and (len(words) > 1 or len(variant) >= 5)
             and not all(is_english(w, webster_only=True) for w in words)
         ):
-            said[variant] = drugs
+            said[variant] = said.get(variant, frozenset()) | frozenset(canonicals)
             if variant != name:
                 written[variant] = name
-    return _Names(MappingProxyType(said), MappingProxyType(every), MappingProxyType(written))
+    return _Names(
+        MappingProxyType(said),
+        MappingProxyType(written),
+        MappingProxyType(variants),
+        frozenset(drugs),
+    )
 
 
 def spelling(phrase: str) -> str:
     """One spelling for the ways a drug is written: British and American
     ("beclomethasone" and "beclometasone", "acyclovir" and "aciclovir", "ferrous
-    sulphate" and "ferrous sulfate") and as a recogniser spells it ("nikotin")."""
-    w = re.sub(r"[^a-z]", "", phrase.lower())
+    sulphate" and "ferrous sulfate") and as a recogniser spells it ("nikotin"). A
+    letter or a number alone is kept as it is: "vitamin k" is not "vitamin c"."""
+    return "".join(_spelled(w) for w in _WORD.findall(phrase.lower()))
+
+
+def _spelled(word: str) -> str:
+    if len(word) < 2 or not word.isalpha():
+        return f" {word} "
+    w = word
     for pattern, repl in (("ph", "f"), ("ae", "e"), ("oe", "e"), ("y", "i"), ("c", "k")):
         w = w.replace(pattern, repl)
     return re.sub(r"(.)\1+", r"\1", w.replace("h", "")).removesuffix("e")
@@ -144,19 +165,26 @@ class _Held:
             w.endswith(said) or w.startswith(said) for w in self.words
         )
 
+    def in_name(self, words: list[str]) -> bool:
+        """A name of several words that holds a drug of the catalogue's, or too few
+        letters of its own to be one: the list files combinations and leaflets as
+        drugs of their own ("aspirin and omeprazole", "clotrimazole vaginal", "uti
+        relief"), and each of those words is the caller's request as it is."""
+        if len(words) < 2:
+            return False
+        own = [w for w in words if not is_english(w, webster_only=True)]
+        return any(len(w) >= 4 and self.own(w) for w in own) or sum(map(len, own)) < 5
+
 
 @lru_cache(maxsize=16)
 def _held(catalogue: tuple[str, ...]) -> _Held:
-    names = _dictionary().every
+    names = _dictionary()
     drugs: set[str] = set()
     spellings: set[str] = set()
     for text in catalogue:
         for phrase in _phrases(_WORD.findall(text.lower().replace("-", " "))):
             spellings.add(spelling(phrase))
-            drugs |= names.get(phrase, frozenset())
-        # Hyphens as written: "co-codamol" is a name of the dictionary's.
-        for word in text.lower().split():
-            drugs |= names.get(word.strip(",.;:()"), frozenset())
+            drugs |= names.of(phrase)
     words = tuple(sorted({spelling(w) for w in _WORD.findall(" ".join(catalogue).lower())}))
     words = tuple(w for w in words if len(w) >= 6)
     return _Held(frozenset(drugs), frozenset(spellings), words)
@@ -168,20 +196,25 @@ def _phrases(words: list[str]) -> Iterable[str]:
             yield " ".join(words[i : i + n])
 
 
-def names_a_drug(tokens: list[str]) -> bool:
-    """Whether the words hold any drug's name, the catalogue's or not: most do not."""
+def names_a_drug(tokens: list[str], held: Collection[str] = ()) -> bool:
+    """Whether the words hold a drug's name, but for those `held` (see `unheld`): most
+    hold none."""
     names = _dictionary().said
     bare = [t.removesuffix("'s").strip("'") for t in tokens]
     return any(
-        " ".join(bare[i : i + n]) in names
+        phrase in names and phrase not in held
         for n in range(1, _MAX_WORDS + 1)
         for i in range(len(bare) - n + 1)
+        if (phrase := " ".join(bare[i : i + n]))
     )
 
 
-def unheld(tokens: list[str], catalogue: tuple[str, ...]) -> tuple[Unheld, ...]:
+def unheld(
+    tokens: list[str], catalogue: tuple[str, ...], seen: set[str] | None = None
+) -> tuple[Unheld, ...]:
     """The drugs `tokens` name that no product of `catalogue` (its names, ingredients
-    and keywords) is, longest first where they overlap."""
+    and keywords) is, longest first where they overlap. The names it finds held go into
+    `seen`, for `names_a_drug` to pass over next time."""
     table = _dictionary()
     names = table.said
     held = _held(catalogue)
@@ -195,7 +228,9 @@ def unheld(tokens: list[str], catalogue: tuple[str, ...]) -> tuple[Unheld, ...]:
             drugs = names.get(phrase)
             if not drugs or taken.intersection(span):
                 continue
-            if drugs & held.drugs or held.own(phrase):
+            if drugs & held.drugs or held.own(phrase) or held.in_name(bare[i : i + n]):
+                if seen is not None:
+                    seen.add(phrase)
                 continue
             found.append(Unheld(i, i + n, table.written.get(phrase, phrase)))
             taken.update(span)

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
 from typing import NamedTuple
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from rapidfuzz.fuzz import ratio
 from rapidfuzz.process import cdist
 from sqlalchemy import text
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from models.drug_names import Unheld, names_a_drug, unheld
@@ -496,7 +498,8 @@ def search_products(
     # row each time cost more than the ranking (measured, docs/performance.md).
     named = _catalogue(db)
     # A drug the shop lacks, named, is not matched to the nearest it holds.
-    query = _without(query, _unheld(named, query))
+    lacked = _unheld(named, query)
+    query = _without(query, lacked)
     matched = _fuzzy_scores(named, query)
     names = {sku: found for sku, (found, _) in matched.items()}
     scores = dict(names)
@@ -522,6 +525,11 @@ def search_products(
             h.product.sku,
         ),
     )
+    if lacked:
+        # What is left of "pravastatin tablets" is "tablets", and Iron Tablets is not
+        # what was asked for, nor is a steroid spray for "oxymetazoline nasal spray":
+        # only a product the other words name by its own words, not by a form's.
+        ranked = [h for h in ranked if own_words_heard(h.product, query)]
     return ranked[:limit]
 
 
@@ -534,10 +542,9 @@ def _catalogue(db: Session) -> list[_Named]:
     ]
 
 
-def _unheld(named: list[_Named], said: str) -> tuple[Unheld, ...]:
-    return unheld(
-        _tokens(said), tuple(t for p in named for t in (p.name, p.active_ingredient, p.keywords))
-    )
+def _unheld(named: list[_Named], said: str, held: set[str] | None = None) -> tuple[Unheld, ...]:
+    catalogue = tuple(t for p in named for t in (p.name, p.active_ingredient, p.keywords))
+    return unheld(_tokens(said), catalogue, held)
 
 
 def _without(said: str, found: tuple[Unheld, ...]) -> str:
@@ -557,14 +564,22 @@ class NotHeld:
     rest: str
 
 
+# Per database, the drug names its catalogue was read to hold: most sentences that name
+# a drug name one the shop has ("ibuprofen"), and need not read the catalogue again to
+# say so. A product taken out while the process runs keeps its names here, and is
+# matched by likeness, as every name was before the list of drugs.
+_HELD: WeakKeyDictionary[Engine, set[str]] = WeakKeyDictionary()
+
+
 def drugs_not_held(db: Session, said: str, *more: str) -> NotHeld:
     """`NotHeld` of `said` and any more words said (the model's query)."""
     texts = (said, *more)
     tokens = [_tokens(t) for t in texts]
-    if not any(names_a_drug(t) for t in tokens):
+    held = _HELD.setdefault(db.get_bind().engine, set())
+    if not any(names_a_drug(t, held) for t in tokens):
         return NotHeld((), said)  # most words: the catalogue is not read
     named = _catalogue(db)
-    found = [_unheld(named, t) for t in texts]
+    found = [_unheld(named, t, held) for t in texts]
     names = tuple(dict.fromkeys(u.name for f in found for u in f))
     return NotHeld(names, _without(said, found[0]))
 

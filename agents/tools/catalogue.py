@@ -67,7 +67,11 @@ class ProductName(BaseModel):
 
 
 def find_product(db: Session, name: str) -> Product | None:
-    """The product `name` clearly names, by its name or ingredient; None otherwise."""
+    """The product `name` clearly names, by its name or ingredient; None otherwise.
+    Never for a drug the shop lacks: "oxymetazoline nasal spray" is not whichever nasal
+    spray is left."""
+    if drugs_not_held(db, name).names:
+        return None
     hits = [h for h in search_products(db, name, limit=5) if h.name_score >= RESOLVE_SCORE]
     hits.sort(key=lambda h: (-round(h.name_score, 3), len(h.product.name)))
     return hits[0].product if hits else None
@@ -224,6 +228,8 @@ def choose_products(
     two drugs found equally is meant ("one of the eye drops, no wait, make it two, the
     lubricating ones")."""
     for name in names:
+        if drugs_not_held(db, name).names:
+            continue  # see `find_product`
         exact = db.exec(select(Product).where(func.lower(Product.name) == name.strip().lower()))
         named = exact.first()
         if named is not None and not variant_words(said).given:
@@ -335,7 +341,7 @@ def answer_search(db: Session, query: str, said: str, currency: str) -> SearchAn
         return answer
     lacking = f"we don't stock {' or '.join(lacked.names)}"
     if any(says_product(p, lacked.rest) for p in answer.products):
-        return SearchAnswer(f"I'm sorry, {lacking}. {answer.text}", answer.products)
+        return SearchAnswer(f"I'm sorry, {lacking}. {answer.text}", answer.products, answer.asked)
     return SearchAnswer(f"I'm sorry, {lacking}. {NOT_STOCKED}")
 
 

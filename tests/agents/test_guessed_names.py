@@ -12,11 +12,18 @@ import pytest
 from sqlmodel import Session
 
 from agents.heard import asked_name, did_you_say, offered
-from agents.tools.catalogue import SearchAnswer, answer_search
+from agents.tools.catalogue import (
+    SearchAnswer,
+    answer_search,
+    choose_products,
+    find_product,
+    resolve_product,
+)
 from agents.transcript import heard_as_names
 from callswarm.app import Services
 from models.search import says_product
 from models.shop import Product
+from swarm import ToolError
 
 from .test_calls_nobody_scripted import lines_of
 from .test_conversations import talk
@@ -390,17 +397,59 @@ async def test_a_drug_the_shop_lacks_is_never_added_as_another(
     assert lines_of(shop, "c") == []
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "and two of the pravastatin",
+        # A count with a drug the order lacks is not the last line's new count.
+        "make it two pravastatin",
+        "make that three of the pravastatin",
+    ],
+)
 async def test_a_drug_the_shop_lacks_in_an_order_adds_nothing_and_keeps_the_order(
-    shop: Services,
+    shop: Services, said: str
 ) -> None:
     """Said after a line is in: the statin the caller takes is not the one the shop has,
     and the ibuprofen already ordered stays as it was."""
     await talk(shop, "c", "I'd like some ibuprofen please", "yes, one box")
     before = lines_of(shop, "c")
-    assert [sku for _, sku, _, _ in before] == ["IBU200-24"], before
-    [reply] = await talk(shop, "c", "and two of the pravastatin")
+    assert [(sku, n) for _, sku, n, _ in before] == [("IBU200-24", 1)], before
+    [reply] = await talk(shop, "c", said)
     assert "we don't stock pravastatin" in reply and "Atorvastatin" not in reply, reply
     assert lines_of(shop, "c") == before
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "two boxes of pravastatin and one ibuprofen please",
+        "one box of ibuprofen and two boxes of pravastatin",
+    ],
+)
+async def test_a_drug_the_shop_lacks_among_several_items_orders_nothing_unasked(
+    shop: Services, said: str
+) -> None:
+    """Its count did not land on the other item, nor was it dropped unsaid: the caller
+    hears it is not stocked, and the ibuprofen is offered for a yes."""
+    [reply] = await talk(shop, "c", said)
+    assert reply.startswith("I'm sorry, we don't stock pravastatin."), reply
+    assert "Ibuprofen" in reply, reply
+    assert lines_of(shop, "c") == []
+    await talk(shop, "c", "yes please")
+    assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == [("IBU200-24", 1)]
+
+
+@pytest.mark.parametrize(
+    "name", ["pravastatin tablets", "oxymetazoline nasal spray", "ranitidine tablets"]
+)
+def test_a_drug_the_shop_lacks_resolves_to_no_product(shop: Services, name: str) -> None:
+    """The model's own name for a product, as `get_product` and the order tools take it:
+    what is left without the drug ("tablets", "nasal spray") is no product."""
+    with Session(shop.db) as db:
+        assert find_product(db, name) is None
+        assert choose_products(db, [name], name) is None
+        with pytest.raises(ToolError, match="we don't stock"):
+            resolve_product(db, name)
 
 
 @pytest.mark.parametrize(
@@ -409,9 +458,10 @@ async def test_a_drug_the_shop_lacks_in_an_order_adds_nothing_and_keeps_the_orde
         # Beside a product the caller also named: that one is answered, and the other
         # said not to be stocked.
         ("do you have pravastatin or ibuprofen", "pravastatin", "Ibuprofen"),
-        # A form the shop has: what it has in that form, the drug asked for said to be
-        # missing first, never offered as if it were that drug.
-        ("oxymetazoline nasal spray", "oxymetazoline", "Xylometazoline Nasal Spray"),
+        # A form the shop has names nothing: a steroid spray is no stand-in for a
+        # decongestant, and which would do is for a pharmacist to say.
+        ("oxymetazoline nasal spray", "oxymetazoline", None),
+        ("two boxes of pravastatin tablets please", "pravastatin", None),
         # A brand of a drug the shop lacks: Voltarol is diclofenac, not ibuprofen.
         ("have you got the voltarol gel", "voltarol", None),
     ],
@@ -435,6 +485,11 @@ def test_a_drug_the_shop_lacks_is_said_to_be_lacked_first(
         ("cholecalciferol please", "Vitamin D3"),
         ("do you do tylenol", "Paracetamol"),
         ("some albuterol inhaler", "Salbutamol Inhaler"),
+        # The list of names files combinations and leaflets as drugs of their own.
+        ("do you have aspirin and omeprazole", "Omeprazole"),
+        ("have you got salbutamol inhalers", "Salbutamol Inhaler"),
+        ("the clotrimazole vaginal cream", "Clotrimazole Cream"),
+        ("do you have acetaminophen and codeine", "Co-codamol"),
     ],
 )
 def test_another_name_of_a_drug_the_shop_holds_finds_it(

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
+import logging
 
+import pytest
+from sqlmodel import Session
+
+from models import drug_names, make_engine
+from models.catalogue import load_catalogue
 from models.drug_names import spelling, unheld
-from models.search import _tokens
+from models.search import _tokens, search_products
 
 # A small catalogue, as the search passes it: each product's name, ingredient, keywords.
 CATALOGUE = (
@@ -46,6 +51,9 @@ def test_two_spellings_of_one_drug_are_one(a: str, b: str) -> None:
         ("esomeprazole", "omeprazole"),
         ("pravastatin", "atorvastatin"),
         ("famciclovir", "aciclovir"),
+        # A letter or a number alone is kept: another vitamin.
+        ("vitamin k", "vitamin c"),
+        ("vitamin b12", "vitamin b6"),
     ],
 )
 def test_two_drugs_alike_stay_two(a: str, b: str) -> None:
@@ -70,6 +78,10 @@ def test_two_drugs_alike_stay_two(a: str, b: str) -> None:
         ("tricore fenamine", []),
         # Dictionary words are what callers say of anything: "caps" is a drug's brand.
         ("the peppermint caps", []),
+        # A name of several words that holds one of its drugs, or too few letters of
+        # its own: a combination or a leaflet's title, not another drug.
+        ("do you have co-codamol and chlorphenamine", []),
+        ("something for uti relief", []),
     ],
 )
 def test_drugs_no_product_is(said: str, drugs: list[str]) -> None:
@@ -79,3 +91,16 @@ def test_drugs_no_product_is(said: str, drugs: list[str]) -> None:
 def test_a_name_is_found_where_it_was_said() -> None:
     [found] = unheld(_tokens("could I get the fusidic acid cream"), CATALOGUE)
     assert (found.start, found.end) == (4, 6)
+
+
+def test_without_the_list_of_names_the_search_still_finds(monkeypatch, caplog) -> None:
+    """A broken install loses the rule, loudly, and keeps the search."""
+    monkeypatch.setattr(drug_names, "_loaded", [])
+    monkeypatch.setattr(drug_names.importlib.util, "find_spec", lambda name: None)
+    db = make_engine("sqlite:///:memory:")
+    load_catalogue(db)
+    with caplog.at_level(logging.ERROR), Session(db) as s:
+        assert [h.product.name for h in search_products(s, "paracetamol", limit=1)] == [
+            "Paracetamol"
+        ]
+    assert "drug_names_missing" in caplog.text

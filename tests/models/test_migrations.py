@@ -154,3 +154,28 @@ def test_the_cli_shows_and_upgrades_the_schema(tmp_path) -> None:
     assert upgraded.returncode == 0 and upgraded.stdout.strip() == f"empty -> {head}"
     after = run_cli(["db", "current"], "", env)
     assert after.stdout.strip() == f"{head} (newest: {head})"
+
+
+def test_a_catalogue_loaded_before_gets_the_corrected_keywords(database_url) -> None:
+    """Migration 0005: rows still holding the bundled keywords are corrected; a shop's
+    own keywords are left alone."""
+    from models.catalogue import load_catalogue
+    from models.shop import Product
+
+    engine = make_engine(database_url)
+    try:
+        load_catalogue(engine)
+        migrate.downgrade(engine, "0004")
+        with Session(engine) as s:
+            gel, chlor = s.get(Product, "IBUGEL-50"), s.get(Product, "CHLOR4-28")
+            assert "voltarol" in gel.keywords  # as the catalogue loaded before held it
+            assert "chlorpheniramine" not in chlor.keywords
+            chlor.keywords = "our own words"
+            s.add(chlor)
+            s.commit()
+        migrate.upgrade(engine)
+        with Session(engine) as s:
+            assert "voltarol" not in s.get(Product, "IBUGEL-50").keywords
+            assert s.get(Product, "CHLOR4-28").keywords == "our own words"
+    finally:
+        engine.dispose()
