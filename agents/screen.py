@@ -284,9 +284,6 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         answer = await _name_answer(session, pharmacy, asked, said)
         if answer is not None:
             return answer
-    lacked = await _lacked(pharmacy, said)
-    if lacked is not None:
-        return lacked
     call = _move_call(move)
     if call is not None:
         return call
@@ -321,6 +318,11 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         return RoutedCall(
             "add_to_order", {"product": offered[0], "quantity": await _count(session, said)}
         )
+    # After every move on the order and every answer to a question: "remove the
+    # cetirizine, I'll get pravastatin elsewhere" is the removal.
+    lacked = await _lacked(pharmacy, said)
+    if lacked is not None:
+        return lacked
     if await pharmacy.run(lambda db: bool(several_products(db, said))):
         return RoutedCall("add_to_order", {"product": said, "quantity": 1})
     return None
@@ -415,6 +417,9 @@ async def _order_move(
     def names_other(db: Db, lines: tuple[orders.LineView, ...]) -> bool:
         # A drug's name said among other words ("make it two lamotrigine") is looked
         # up on its own: the whole sentence finds nothing, and the last line was set.
+        # A drug the shop lacks is never a line of the order.
+        if drugs_not_held(db, said).names:
+            return True
         found = (
             family(db, said)
             or brand_family(db, said)

@@ -532,3 +532,27 @@ def test_letters_before_a_products_name_are_asked_about(
 ) -> None:
     answer = _answer(shop, said)
     assert len(answer.products) == 1 and answer.asked is asked, answer
+
+
+@pytest.mark.parametrize(
+    ("said", "after"),
+    [
+        ("remove the cetirizine, I'll get pravastatin elsewhere", []),
+        ("make it two cetirizine, and do you have pravastatin", [("CET10-30", 2)]),
+    ],
+)
+async def test_a_move_on_the_order_said_with_a_drug_the_shop_lacks_is_made(
+    shop: Services, said: str, after: list[tuple[str, int]]
+) -> None:
+    """The drug the shop lacks does not take the turn from the order's move."""
+    await talk(shop, "c", "a box of cetirizine please")
+    await talk(shop, "c", said)
+    assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == after
+
+
+async def test_a_read_back_asked_with_a_drug_the_shop_lacks_is_read_back(
+    shop: Services,
+) -> None:
+    await talk(shop, "c", "a box of cetirizine please")
+    [reply] = await talk(shop, "c", "that's everything, I get pravastatin from my GP")
+    assert reply.endswith("Shall I place the order?"), reply

@@ -56,8 +56,17 @@ async def test_a_purchase_on_the_embedded_model(tmp_path, bundled_model) -> None
 
 async def test_a_guessed_name_is_asked_about_on_the_embedded_model(tmp_path, bundled_model) -> None:
     """Whatever tool the model picks for a name heard badly, the caller is asked before
-    anything is offered or added, and their yes with a count orders that count."""
+    anything is offered or added, and their yes with a count orders that count. A drug
+    named right that the shop lacks is said to be missing, never offered or ordered as
+    the one it has (Atorvastatin is 0.86 alike to pravastatin). One warm-up for both."""
     async with _pharmacy(tmp_path, bundled_model) as services:
+        lacked = services.engine.session("+15550193", services.swarm)
+        await lacked.emit(services.greeting)
+        for said in ("Hi, have you got pravastatin?", "Two boxes of the pravastatin then"):
+            reply = await lacked.complete(said)
+            assert "don't stock pravastatin" in reply and "Atorvastatin" not in reply, reply
+        with Session(services.db) as s:
+            assert s.exec(select(OrderLine)).all() == []
         session = services.engine.session("+15550123", services.swarm)
         await session.emit(services.greeting)
         first = await session.complete("Have you got any lorra mide?")
@@ -123,16 +132,3 @@ async def test_a_count_to_buy_and_a_count_to_take_on_the_embedded_model(
         with Session(services.db) as s:
             lines = s.exec(select(OrderLine)).all()
             assert [(line.sku, line.quantity) for line in lines] == [("PAR500-16", 2)] * 2
-
-
-async def test_a_drug_the_shop_lacks_on_the_embedded_model(tmp_path, bundled_model) -> None:
-    """A statin named right that the shop lacks is said to be missing, never offered or
-    ordered as the statin it has (Atorvastatin is 0.86 alike), whatever the model does."""
-    async with _pharmacy(tmp_path, bundled_model) as services:
-        session = services.engine.session("+15550193", services.swarm)
-        await session.emit(services.greeting)
-        for said in ("Hi, have you got pravastatin?", "Two boxes of the pravastatin then"):
-            reply = await session.complete(said)
-            assert "don't stock pravastatin" in reply and "Atorvastatin" not in reply, reply
-        with Session(services.db) as s:
-            assert s.exec(select(OrderLine)).all() == []
