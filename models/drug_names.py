@@ -17,7 +17,10 @@ A name is the catalogue's own (never taken away) when:
   "paracetamol" are both acetaminophen);
 - or it is a word of the catalogue's names, ingredients or keywords, spelled either
   way ("acyclovir" for Aciclovir, "beclomethasone" for Beclometasone: British and
-  American spellings the dictionary files as two drugs).
+  American spellings the dictionary files as two drugs), or a piece of one heard apart
+  ("fenamine" of chlorphenamine);
+- or it is a name of several words holding one of those ("aspirin and omeprazole",
+  "clotrimazole vaginal": the dictionary files combinations and leaflets as drugs).
 
 Not taken as a drug: a phrase of dictionary words only ("caps", "peppermint", "plan
 b"), nor a word under five letters; those are what callers say about anything.
