@@ -203,13 +203,12 @@ def names_a_drug(tokens: list[str], held: Collection[str] = ()) -> bool:
     """Whether the words hold a drug's name, but for those `held` (see `unheld`): most
     hold none."""
     names = _dictionary().said
-    bare = [t.removesuffix("'s").strip("'") for t in tokens]
-    return any(
-        phrase in names and phrase not in held
-        for n in range(1, _MAX_WORDS + 1)
-        for i in range(len(bare) - n + 1)
-        if (phrase := " ".join(bare[i : i + n]))
-    )
+    return any(p in names and p not in held for p in _phrases(_bare(tokens)))
+
+
+def _bare(tokens: list[str]) -> list[str]:
+    """The words as a name is listed: "esomeprazole's" is "esomeprazole"."""
+    return [t.removesuffix("'s").strip("'") for t in tokens]
 
 
 def unheld(
@@ -223,7 +222,7 @@ def unheld(
     held = _held(catalogue)
     found: list[Unheld] = []
     taken: set[int] = set()
-    bare = [t.removesuffix("'s").strip("'") for t in tokens]
+    bare = _bare(tokens)
     for n in range(_MAX_WORDS, 0, -1):
         for i in range(len(bare) - n + 1):
             span = range(i, i + n)

@@ -497,8 +497,11 @@ def search_products(
     # screen and the tools search a dozen times a turn, and building every product's
     # row each time cost more than the ranking (measured, docs/performance.md).
     named = _catalogue(db)
-    # A drug the shop lacks, named, is not matched to the nearest it holds.
-    lacked = _unheld(named, query)
+    # A drug the shop lacks, named, is not matched to the nearest it holds. The screen
+    # and the tools search a dozen times a turn: most words name no drug not yet seen
+    # held, and skip the catalogue's names (`drugs_not_held`).
+    held = _held_in(db)
+    lacked = _unheld(named, query, held) if names_a_drug(_tokens(query), held) else ()
     query = _without(query, lacked)
     matched = _fuzzy_scores(named, query)
     names = {sku: found for sku, (found, _) in matched.items()}
@@ -571,11 +574,15 @@ class NotHeld:
 _HELD: WeakKeyDictionary[Engine, set[str]] = WeakKeyDictionary()
 
 
+def _held_in(db: Session) -> set[str]:
+    return _HELD.setdefault(db.get_bind().engine, set())
+
+
 def drugs_not_held(db: Session, said: str, *more: str) -> NotHeld:
     """`NotHeld` of `said` and any more words said (the model's query)."""
     texts = (said, *more)
     tokens = [_tokens(t) for t in texts]
-    held = _HELD.setdefault(db.get_bind().engine, set())
+    held = _held_in(db)
     if not any(names_a_drug(t, held) for t in tokens):
         return NotHeld((), said)  # most words: the catalogue is not read
     named = _catalogue(db)
