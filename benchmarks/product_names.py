@@ -247,6 +247,7 @@ def main() -> None:
                 if dump is not None:  # what is searched: after any rescoring
                     record = {"condition": cond, "voice": voice, "text": case["text"]}
                     record |= {"right": sorted(right), "heard": heard}
+                    record["confidence"] = round(transcript.confidence, 4)
                     dump.write(json.dumps(record) + "\n")
                 with Session(db) as s:
                     started = time.perf_counter()
