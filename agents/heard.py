@@ -141,3 +141,44 @@ def answered_count(said: str, last_reply: str, limit: int) -> int | None:
         word = bare.group("n").lower()
         stated = int(word) if word.isdigit() else NUMBER_WORDS[word]
     return stated if stated is not None and stated >= 1 else None
+
+
+def place_picked(said: str, listed: int) -> int | str | None:
+    """Which of `listed` options just read out the caller picks by its place ("the first
+    one", "number two", "the last one") or its price ("the cheaper one"): an index,
+    "cheapest" or "dearest", or None. Only a whole answer picks: "hang on a second",
+    "the same one I had last time" and "is there a cheaper one" pick nothing."""
+    text = " ".join(re.findall(r"[a-z0-9']+", said.lower()))
+    match = _PICK.fullmatch(text)
+    if match is None:
+        return None
+    if match["price"]:
+        return "dearest" if match["price"] in _DEARER else "cheapest"
+    index = _PLACES[match["place"]]
+    index = index if index >= 0 else listed + index
+    return index if 0 <= index < listed else None
+
+
+def asks_or_declines(said: str) -> bool:
+    """Whether words said after options were read out ask about them or turn them all
+    down: "what's the difference between them?", "neither, thanks"."""
+    return _ASKS_OR_DECLINES.search(said.lower()) is not None
+
+
+_ASKS_OR_DECLINES = re.compile(
+    r"\?|\b(?:what|what's|whats|which|why|how|difference|compare|neither|none|nothing)\b"
+)
+# The place said as an answer to "which one would you like?", and how callers frame it.
+_PLACES = {"first": 0, "second": 1, "middle": 1, "third": 2, "last": -1}
+_PLACES |= {"number one": 0, "number two": 1, "number three": 2}
+_DEARER = frozenset(("dearer", "dearest", "pricier", "more expensive", "most expensive"))
+_PICK = re.compile(
+    r"(?:(?:yes|yeah|yep|ok|okay|um|uh|er|erm|so|right|oh|just|go on then|go on|go for|"
+    r"go with|i'll go for|"
+    r"i'll go with|i'll have|i'll take|i'd like|id like|can i have|can i get|could i have|"
+    r"could i get|give me|let's go with|let me have|two of|three of|a couple of) )*"
+    r"(?:the )?(?:(?P<place>first|second|middle|third|last|number one|number two|"
+    r"number three)|(?P<price>cheaper|cheapest|less expensive|least expensive|dearer|"
+    r"dearest|pricier|more expensive|most expensive))(?: one| option| pack| box| one then)?"
+    r"(?: (?:please|thanks|thank you|then|for me|ta|cheers|you said|you mentioned))*"
+)

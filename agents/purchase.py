@@ -50,6 +50,30 @@ def only_purchase_talk(said: str, named: Sequence[tuple[str, str, str]]) -> bool
     )
 
 
+def asks_what_is_stocked(said: str, counted: bool) -> bool:
+    """Whether the words ask what the shop has ("do you have ibuprofen and
+    paracetamol?", "have you got any plasters or bandages"), and ask for nothing to be
+    ordered: no count (`counted`, "have you got two boxes of ..." is a request) and no
+    word of buying ("do you sell X and Y, I'll take both")."""
+    text = clean(said).lower()
+    return (
+        not counted and _STOCK_QUESTION.search(text) is not None and _ORDERING.search(text) is None
+    )
+
+
+# Asking what the shop has, in callers' words.
+_STOCK_QUESTION = re.compile(
+    r"\b(?:do|does|did) (?:you|ya|u|the shop)(?: guys| lot| all)? (?:have|sell|stock|carry|"
+    r"do|keep|get|got)\b|\bhave (?:you|ya) (?:got|any)\b|\bgot any\b|\bis there any\b|"
+    r"\bare there any\b|\bany chance (?:you|ya)\b|\bdo you know if you\b"
+)
+# Asking for it to be ordered, beside such a question.
+_ORDERING = re.compile(
+    r"\b(?:i'll|i will|ill|we'll|i'd|id|i would|we'd) (?:take|have|like|get|grab)\b|"
+    r"\b(?:can|could|may) (?:i|we) (?:get|have|order|buy|grab)\b|\b(?:order|add|put|stick|"
+    r"buy|purchase|reserve|put aside|set aside)\b|\bi (?:want|need)\b(?! to)|\bone of each\b|\bboth\b"
+)
+
 # Past this many packs in all, a request to buy is read for safety as before: "can I get
 # four boxes of paracetamol" may be stockpiling.
 MOST_PACKS_ASKED = 3

@@ -48,7 +48,7 @@ from agents.moves import (
     only_order_talk,
     order_move,
 )
-from agents.purchase import only_purchase_talk
+from agents.purchase import asks_what_is_stocked, only_purchase_talk
 from agents.routing import DONE, HOURS, SHOPPING, WHERE
 from agents.speech import describe
 from agents.tools.catalogue import (
@@ -65,7 +65,13 @@ from agents.tools.navigation import SALES, TRANSFER_TOOL
 from agents.tools.orders import pending_view
 from agents.variants import resolve, variant_words
 from models import orders
-from models.search import content_words, drugs_not_held, search_products
+from models.search import (
+    content_words,
+    drugs_not_held,
+    not_together,
+    says_product,
+    search_products,
+)
 from models.shop import Product
 from models.sounds import is_english
 from swarm import RoutedCall, RoutedReply, SessionHandle
@@ -323,7 +329,16 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     lacked = await _lacked(pharmacy, said)
     if lacked is not None:
         return lacked
-    if await pharmacy.run(lambda db: bool(several_products(db, said))):
+    items = await pharmacy.run(lambda db: several_products(db, said))
+    if items:
+        counted = any(i.quantity is not None for i in items)
+        # A question is answered, and nothing is ordered without being asked for; nor
+        # are the parts of a combination the shop lacks ("I need ibuprofen and codeine
+        # together" is not Ibuprofen and Co-codamol).
+        if asks_what_is_stocked(said, counted) or await pharmacy.run(
+            lambda db: not_together(db, said) is not None
+        ):
+            return RoutedCall("search_products", {"query": said})
         return RoutedCall("add_to_order", {"product": said, "quantity": 1})
     return None
 
@@ -489,6 +504,23 @@ def _offered_pick(db: Db, options: list[str], said: str) -> Product | None:
     """The one of the products just offered that the caller's words pick; a variant word
     may pick a relative that was not listed ("the 400s" after the 200s)."""
     listed = [p for name in options for p in family(db, name)[:1]]
+    place = heard.place_picked(said, len(listed)) if len(listed) == len(options) > 1 else None
+    if place is not None:
+        # "The second one", "the cheaper one": by where, or what, it was read out.
+        if isinstance(place, int):
+            return listed[place]
+        by_price = sorted(listed, key=lambda p: p.price_cents)
+        if place == "dearest":
+            by_price.reverse()
+        # Two at one price: which is the cheaper is not the caller's choice to guess.
+        return by_price[0] if by_price[0].price_cents != by_price[1].price_cents else None
+    if len(options) > 1 and not any(says_product(p, said) for p in listed):
+        # Words that name none of the options pick none by a variant word alone when
+        # they ask or decline, and none at all without one: the variants resolve to the
+        # plainest product when told nothing, and "what's the difference between them
+        # two?" ordered it ("two" read as a pack of two).
+        if heard.asks_or_declines(said) or not variant_words(said).given:
+            return None
     picked = resolve(listed, said).product if listed else None
     if picked is None and listed and variant_words(said).given:
         kin = {ingredient(p) for p in listed}

@@ -59,7 +59,7 @@ class Unheld:
     name: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)  # one per read: hashed as itself
 class _Names:
     said: Mapping[str, frozenset[str]]  # names a caller says, and the drugs they name
     written: Mapping[str, str]  # the names said with a hyphen: "co amoxiclav"
@@ -76,6 +76,18 @@ class _Names:
 
 _LOADING = threading.Lock()
 _loaded: list[_Names] = []  # the one read, once done
+
+
+def drugs_named(phrase: str) -> frozenset[str]:
+    """The drugs a name stands for in the list ("tylenol" and "paracetamol":
+    acetaminophen), or none."""
+    return _named_in(_dictionary(), phrase.lower())
+
+
+@lru_cache(maxsize=4096)
+def _named_in(names: _Names, phrase: str) -> frozenset[str]:
+    # Kept per list read: a list read again (a test's empty one) is asked afresh.
+    return names.of(phrase)
 
 
 def load() -> None:
@@ -136,6 +148,7 @@ def _read() -> _Names:
     )
 
 
+@lru_cache(maxsize=8192)
 def spelling(phrase: str) -> str:
     """One spelling for the ways a drug is written: British and American
     ("beclomethasone" and "beclometasone", "acyclovir" and "aciclovir", "ferrous
@@ -179,9 +192,13 @@ class _Held:
         return any(len(w) >= 4 and self.own(w) for w in own) or sum(map(len, own)) < 5
 
 
-@lru_cache(maxsize=16)
 def _held(catalogue: tuple[str, ...]) -> _Held:
-    names = _dictionary()
+    return _held_in(_dictionary(), catalogue)
+
+
+@lru_cache(maxsize=16)
+def _held_in(names: _Names, catalogue: tuple[str, ...]) -> _Held:
+    # Per list read, as `_named_in`.
     drugs: set[str] = set()
     spellings: set[str] = set()
     for text in catalogue:
@@ -211,6 +228,40 @@ def _bare(tokens: list[str]) -> list[str]:
     return [t.removesuffix("'s").strip("'") for t in tokens]
 
 
+# Said just before a person's own name: "my name's Camila", "call me Allegra". Brands
+# are given names too (camila, allegra, lyrica), and a caller who gives a name has not
+# asked for a drug. "Name's" is read as "name", as names are.
+# Not "the name is": "my doctor said the name is loratadine" is the drug.
+_OWN_NAME_AFTER = tuple(
+    (whose, "name", *rest) for whose in ("my", "her", "his") for rest in ((), ("is",))
+) + (("call", "me"),)
+# "This is Allegra speaking", "it's Camila here": a name between these.
+_INTRO = (("this", "is"), ("it",), ("its",), ("it", "is"))
+_INTRO_END = frozenset("here speaking calling again".split())
+
+
+def persons(tokens: list[str]) -> frozenset[int]:
+    """Which of the words are said as someone's own name: after "my name's", "her name
+    is" or "call me", or between "this is" and "here" or "speaking". Only a word no
+    dictionary holds, or a drug's: an everyday word there ("this is Rose here") would
+    name no product anyway. "I'm Lyrica" and "for my husband, pravastatin" are not
+    read so: the recogniser drops words ("I'm [on] pravastatin") and commas, and a drug
+    the shop lacks heard as a name would be matched to one it has."""
+    names = _dictionary().said
+    words = _bare(tokens)
+    found: set[int] = set()
+    for i, word in enumerate(words):
+        before = tuple(words[max(0, i - 3) : i])
+        cued = any(before[-len(cue) :] == cue for cue in _OWN_NAME_AFTER) or (
+            words[i + 1 : i + 2] != []
+            and words[i + 1] in _INTRO_END
+            and any(before[-len(cue) :] == cue for cue in _INTRO)
+        )
+        if cued and (word in names or not is_english(word, webster_only=True)):
+            found.add(i)
+    return frozenset(found)
+
+
 def unheld(
     tokens: list[str], catalogue: tuple[str, ...], seen: set[str] | None = None
 ) -> tuple[Unheld, ...]:
@@ -223,6 +274,7 @@ def unheld(
     found: list[Unheld] = []
     taken: set[int] = set()
     bare = _bare(tokens)
+    people = persons(bare)
     for n in range(_MAX_WORDS, 0, -1):
         for i in range(len(bare) - n + 1):
             span = range(i, i + n)
@@ -233,6 +285,9 @@ def unheld(
             if drugs & held.drugs or held.own(phrase) or held.in_name(bare[i : i + n]):
                 if seen is not None:
                     seen.add(phrase)
+                continue
+            if people.intersection(span):
+                # Not remembered as held: the same word elsewhere is the drug.
                 continue
             found.append(Unheld(i, i + n, table.written.get(phrase, phrase)))
             taken.update(span)

@@ -29,7 +29,15 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from models.drug_names import Unheld, names_a_drug, unheld
+from models.combinations import (
+    Made,
+    all_named,
+    holding,
+    made_of,
+    of_these_only,
+    together_lacked,
+)
+from models.drug_names import Unheld, names_a_drug, persons, unheld
 from models.shop import Product
 from models.sounds import everyday, is_english, sounds_of
 
@@ -46,6 +54,9 @@ _STOP = frozenset(
     "let us we our help tell know got gotten go going all when where why who which today "
     "tomorrow tonight time now".split()
 )
+# Callers tell pills by colour ("the pink ones", "the little white tablets"): a colour
+# names no product, but in a name or keywords said in a row ("pink eye").
+_COLOURS = frozenset("pink blue red green yellow white orange purple brown black grey gray".split())
 # Words in product names that say what kind of thing it is, not which product.
 _GENERIC = frozenset(
     "cream gel tablets tablet spray nasal drops eye ear lotion syrup suspension solution capsules "
@@ -502,9 +513,16 @@ def search_products(
     # held, and skip the catalogue's names (`drugs_not_held`).
     held = _held_in(db)
     lacked = _unheld(named, query, held) if names_a_drug(_tokens(query), held) else ()
-    query = _without(query, lacked)
+    # Also a caller's own name: "my name is Allegra" is nobody's Fexofenadine.
+    query = _without_colours(_without(query, lacked), named)
     matched = _fuzzy_scores(named, query)
     names = {sku: found for sku, (found, _) in matched.items()}
+    # Named by every ingredient: "the piles cream with lidocaine and hydrocortisone" is
+    # the one product of both, however alike Hydrocortisone Cream's name is.
+    made = _made(named)
+    whole = all_named(_tokens(query), made)
+    for sku in whole:
+        names[sku] = 1.0
     scores = dict(names)
     fts = _fts_order(db, query)
     for rank, sku in enumerate(fts):
@@ -528,11 +546,18 @@ def search_products(
             h.product.sku,
         ),
     )
+    if whole:
+        # Nor is Hydrocortisone Cream, made of one of its parts, offered beside it.
+        parts = {i for m in made if m.sku in whole for i in m.ingredients}
+        apart = {m.sku for m in made if m.sku not in whole and of_these_only(m, parts)}
+        ranked = [h for h in ranked if h.product.sku not in apart]
     if lacked:
         # What is left of "pravastatin tablets" is "tablets", and Iron Tablets is not
         # what was asked for, nor is a steroid spray for "oxymetazoline nasal spray":
         # only a product the other words name by its own words, not by a form's.
-        ranked = [h for h in ranked if own_words_heard(h.product, query)]
+        ranked = [
+            h for h in ranked if own_words_heard(h.product, query) or kind_said(h.product, query)
+        ]
     return ranked[:limit]
 
 
@@ -545,16 +570,90 @@ def _catalogue(db: Session) -> list[_Named]:
     ]
 
 
+def _made(named: list[_Named]) -> tuple[Made, ...]:
+    return made_of(tuple((p.sku, p.active_ingredient) for p in named))
+
+
+@dataclass(frozen=True, slots=True)
+class NotTogether:
+    """A combination the caller asked for that no product is ("ibuprofen and paracetamol
+    in one tablet"): its ingredients as the catalogue writes them, the products holding
+    them with more ("paracetamol and phenylephrine" are in Cold and Flu Relief, with
+    caffeine), and those made of one of them alone."""
+
+    ingredients: tuple[str, ...]
+    wider: tuple[Hit, ...]
+    parts: tuple[Hit, ...]
+
+
+def not_together(db: Session, said: str) -> NotTogether | None:
+    named = _catalogue(db)
+    made = _made(named)
+    lacked = together_lacked(_tokens(said), made)
+    if not lacked:
+        return None
+    parts: list[Hit] = []
+    for ingredient in lacked:
+        # Each part on its own, as a search for it finds it first: Paracetamol, not the
+        # extra pack; none for codeine, which the shop sells only in Co-codamol.
+        alone = {m.sku for m in made if m.ingredients == (ingredient,)}
+        found = [h for h in search_products(db, ingredient, limit=5) if h.product.sku in alone]
+        parts += found[:1]
+    wider = {m.sku for m in made if holding(m, lacked)}
+    holders = [h for h in search_products(db, " ".join(lacked), limit=5) if h.product.sku in wider]
+    return NotTogether(lacked, tuple(holders[:1]), tuple(parts))
+
+
 def _unheld(named: list[_Named], said: str, held: set[str] | None = None) -> tuple[Unheld, ...]:
     catalogue = tuple(t for p in named for t in (p.name, p.active_ingredient, p.keywords))
     return unheld(_tokens(said), catalogue, held)
 
 
 def _without(said: str, found: tuple[Unheld, ...]) -> str:
-    if not found:
+    """`said` without the drugs `found`, what is said of them ("pravastatin 40 mg
+    tablets", "oxymetazoline nasal spray", "nasal oxymetazoline": their dose and form,
+    up to the next word of the sentence's own), and the caller's own name ("my name's
+    Allegra")."""
+    tokens = _tokens(said)
+    gone = set(persons(tokens))
+    for u in found:
+        gone.update(range(u.start, u.end))
+        after = u.end
+        while after < len(tokens) and _describes(tokens[after]):
+            gone.add(after)
+            after += 1
+        before = u.start - 1
+        while before >= 0 and _describes(tokens[before]):
+            gone.add(before)
+            before -= 1
+    if not gone:
         return said
-    gone = {i for u in found for i in range(u.start, u.end)}
-    return " ".join(t for i, t in enumerate(_tokens(said)) if i not in gone)
+    return " ".join(t for i, t in enumerate(tokens) if i not in gone)
+
+
+def _without_colours(said: str, named: list[_Named]) -> str:
+    tokens = _tokens(said)
+    if _COLOURS.isdisjoint(tokens):
+        return said
+    pairs = {
+        tuple(words[k : k + 2])
+        for p in named
+        for words in (_tokens(p.name), _tokens(p.keywords))
+        for k in range(len(words) - 1)
+    }
+    kept = [
+        t for k, t in enumerate(tokens) if t not in _COLOURS or tuple(tokens[k : k + 2]) in pairs
+    ]
+    return " ".join(kept)
+
+
+def _describes(word: str) -> bool:
+    """A word said after a drug's name of that drug: its form, strength or use."""
+    return word in _GENERIC or word in _FORMS or word.isdigit() or word in _STRENGTH
+
+
+# How a strength is said after a name: "forty milligram", "40 mg".
+_STRENGTH = frozenset("mg milligram milligrams mcg microgram micrograms ml percent".split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -650,6 +749,34 @@ def naming_words(product: Product, said: str) -> set[str]:
     tokens = _tokens(product.name) + [w.replace("-", "") for w in product.name.lower().split()]
     own = {w for w in tokens if len(w) >= 4 and w not in _GENERIC | _FORMS | _STOP}
     return {h for h in _heard(said) for w in own if not everyday(w) and _said_as(h, w)}
+
+
+def kind_said(product: Product, said: str) -> bool:
+    """Whether the words say what the product's name says it is for ("cough syrup",
+    "something for a sore throat"): beside a drug the shop lacks ("pravastatin and some
+    cough syrup"), a request of its own. Its form alone ("tablets", "nasal spray") is
+    what was said of the drug, and is gone with it (`NotHeld.rest`)."""
+    tokens = _tokens(said)
+    kinds = {w for w in _tokens(product.name) if w in _KINDS}
+    return any(
+        # Asked for, not told of: "and some cough syrup", "something to help me sleep";
+        # "pravastatin, I can't sleep with the worry" asks for no sleep aid.
+        _kind_of(token, kinds) and _ASKING_FOR.intersection(tokens[max(0, k - 6) : k])
+        for k, token in enumerate(tokens)
+    )
+
+
+def _kind_of(word: str, kinds: set[str]) -> bool:
+    """The word is one of `kinds` but for its ending: "coughs", "sleeping"; not "early"
+    for "ear" nor "sunday" for "sun"."""
+    return any(word in (k, f"{k}s", f"{k}ing", f"{k}y") for k in kinds)
+
+
+# Words of a product's name that say what it is for, not its form: asked for on their
+# own ("and some cough syrup", "something for a sore throat").
+_KINDS = frozenset("cough throat cold flu eye ear nasal inhaler patches lozenges sun sleep".split())
+# Said just before what is asked for.
+_ASKING_FOR = frozenset("some something any anything a an bottle box pack packet help".split())
 
 
 def own_words_heard(product: Product, said: str) -> set[str]:

@@ -27,7 +27,9 @@ from models.search import (
     another_of_its_kind,
     content_words,
     drugs_not_held,
+    kind_said,
     naming_words,
+    not_together,
     only_everyday_words,
     own_words_heard,
     says_product,
@@ -334,15 +336,33 @@ def answer_search(db: Session, query: str, said: str, currency: str) -> SearchAn
     A drug the caller named that no product is ("pravastatin") is said to be one the
     shop does not stock: before the products their other words name ("pravastatin or
     ibuprofen"), or instead of any found without those words."""
+    together = not_together(db, said)
+    if together is not None:
+        # Never one part offered as the whole ("Nuromol" is not Paracetamol), nor a wider
+        # mix as that one: the caller hears what each product is, and chooses.
+        alone = " alone" if together.wider else ""
+        lacking = (
+            f"I'm sorry, we don't stock {_listed(together.ingredients)}{alone} in one product."
+        )
+        choices = [*together.wider, *together.parts]
+        if not choices:
+            return SearchAnswer(f"{lacking} {NOT_STOCKED}")
+        return SearchAnswer(
+            f"{lacking} {_found(choices, currency)}", tuple(h.product for h in choices)
+        )
     answer = _answer_search(db, query, said, currency)
     # Apart: joined, "f-a-m ... r" spelled twice would read as one word.
     lacked = drugs_not_held(db, said, query)
     if not lacked.names:
         return answer
     lacking = f"we don't stock {' or '.join(lacked.names)}"
-    if any(says_product(p, lacked.rest) for p in answer.products):
+    if any(says_product(p, lacked.rest) or kind_said(p, lacked.rest) for p in answer.products):
         return SearchAnswer(f"I'm sorry, {lacking}. {answer.text}", answer.products, answer.asked)
     return SearchAnswer(f"I'm sorry, {lacking}. {NOT_STOCKED}")
+
+
+def _listed(words: tuple[str, ...]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 # After a drug the shop does not stock: a pharmacist, not the search, may say what

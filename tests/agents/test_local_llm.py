@@ -58,7 +58,8 @@ async def test_a_guessed_name_is_asked_about_on_the_embedded_model(tmp_path, bun
     """Whatever tool the model picks for a name heard badly, the caller is asked before
     anything is offered or added, and their yes with a count orders that count. A drug
     named right that the shop lacks is said to be missing, never offered or ordered as
-    the one it has (Atorvastatin is 0.86 alike to pravastatin). One warm-up for both."""
+    the one it has (Atorvastatin is 0.86 alike to pravastatin); nor is one part of a
+    combination it lacks. One warm-up for all three."""
     async with _pharmacy(tmp_path, bundled_model) as services:
         lacked = services.engine.session("+15550193", services.swarm)
         await lacked.emit(services.greeting)
@@ -67,6 +68,22 @@ async def test_a_guessed_name_is_asked_about_on_the_embedded_model(tmp_path, bun
             assert "don't stock pravastatin" in reply and "Atorvastatin" not in reply, reply
         with Session(services.db) as s:
             assert s.exec(select(OrderLine)).all() == []
+        # A combination the shop lacks, asked about: never one part as the whole, nothing
+        # ordered until the caller picks from the list.
+        combined = services.engine.session("+15550194", services.swarm)
+        await combined.emit(services.greeting)
+        reply = await combined.complete("Do you sell ibuprofen and paracetamol in one tablet?")
+        assert "in one product" in reply and "Which one would you like?" in reply, reply
+        with Session(services.db) as s:
+            assert s.exec(select(OrderLine)).all() == []
+        await combined.complete("The second one please")
+        second = reply.split("options: ", 1)[1].split("; ")[1].split(",", 1)[0]
+        with Session(services.db) as s:
+            lines = s.exec(select(OrderLine)).all()
+            assert [s.get_one(Product, line.sku).name for line in lines] == [second], reply
+            for line in lines:
+                s.delete(line)
+            s.commit()
         session = services.engine.session("+15550123", services.swarm)
         await session.emit(services.greeting)
         first = await session.complete("Have you got any lorra mide?")

@@ -104,3 +104,14 @@ def test_without_the_list_of_names_the_search_still_finds(monkeypatch, caplog) -
             "Paracetamol"
         ]
     assert "drug_names_missing" in caplog.text
+
+
+def test_names_read_again_are_not_answered_from_a_list_read_before(monkeypatch) -> None:
+    """A test's empty list, then the real one: "tylenol" is paracetamol again (the
+    answers are kept per list read, not per name)."""
+    assert drug_names.drugs_named("tylenol") == {"acetaminophen"}
+    with monkeypatch.context() as patched:
+        patched.setattr(drug_names, "_loaded", [])
+        patched.setattr(drug_names.importlib.util, "find_spec", lambda name: None)
+        assert drug_names.drugs_named("tylenol") == frozenset()
+    assert drug_names.drugs_named("tylenol") == {"acetaminophen"}
