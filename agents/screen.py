@@ -500,7 +500,7 @@ async def _alternatives(pharmacy: Pharmacy, refused: str) -> str:
     return await pharmacy.run(work)
 
 
-def _offered_pick(db: Db, options: list[str], said: str) -> Product | None:
+def _offered_pick(db: Db, options: list[str], said: str, *, asking: bool = False) -> Product | None:
     """The one of the products just offered that the caller's words pick; a variant word
     may pick a relative that was not listed ("the 400s" after the 200s)."""
     listed = [p for name in options for p in family(db, name)[:1]]
@@ -519,7 +519,7 @@ def _offered_pick(db: Db, options: list[str], said: str) -> Product | None:
         # they ask or decline, and none at all without one: the variants resolve to the
         # plainest product when told nothing, and "what's the difference between them
         # two?" ordered it ("two" read as a pack of two).
-        if heard.asks_or_declines(said) or not variant_words(said).given:
+        if (heard.asks_or_declines(said) and not asking) or not variant_words(said).given:
             return None
     picked = resolve(listed, said).product if listed else None
     if picked is None and listed and variant_words(said).given:
@@ -572,7 +572,8 @@ async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | Non
     currency = pharmacy.shop.currency
 
     def work(db: Db) -> str | None:
-        picked = _offered_pick(db, options, said)
+        # A question, asked of one option: "how much is the regular one, the 200".
+        picked = _offered_pick(db, options, said, asking=True)
         choice = choose_product(db, [said], said, currency)
         # A product the words name that is not the one offered: "how much is the
         # lorprimide" after ibuprofen asks about the other one (measured: it was given

@@ -350,6 +350,14 @@ async def test_a_question_or_a_no_after_a_list_orders_nothing(shop: Services, sa
     assert lines_of(shop, "c") == [], replies
 
 
+async def test_a_price_asked_of_one_option_is_answered_and_orders_nothing(shop: Services) -> None:
+    """A question, but of one option by its variant: the bench's "brand-advil-price",
+    which a first version of the rule above broke."""
+    replies = await talk(shop, "c", "do you have advil", "how much is the regular one, the 200")
+    assert "Ibuprofen, 200 milligram" in replies[1] and "3 dollars 99" in replies[1], replies
+    assert lines_of(shop, "c") == []
+
+
 async def test_an_option_named_after_a_no_is_the_one_picked(shop: Services) -> None:
     await talk(
         shop, "c", "do you have ibuprofen and paracetamol", "not the paracetamol, the ibuprofen"
