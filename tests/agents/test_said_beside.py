@@ -286,6 +286,7 @@ def test_ingredients_are_split_as_written() -> None:
         "do you have ibuprofen and paracetamol",
         "have you got any loratadine or cetirizine",
         "do you guys sell nicotine gum and nicotine patches?",
+        "paracetamol and ibuprofen, do you have both in stock",
     ],
 )
 async def test_asking_what_the_shop_has_orders_nothing(shop: Services, said: str) -> None:
@@ -300,6 +301,7 @@ async def test_asking_what_the_shop_has_orders_nothing(shop: Services, said: str
         "do you have ibuprofen and paracetamol, I'll take one of each",
         "can I get ibuprofen and paracetamol",
         "have you got two boxes of ibuprofen and one of paracetamol",
+        "do you have ibuprofen and paracetamol, both please",
     ],
 )
 async def test_asking_for_several_products_orders_them(shop: Services, said: str) -> None:
