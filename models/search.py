@@ -513,7 +513,8 @@ def search_products(
     # held, and skip the catalogue's names (`drugs_not_held`).
     held = _held_in(db)
     lacked = _unheld(named, query, held) if names_a_drug(_tokens(query), held) else ()
-    # Also a caller's own name: "my name is Allegra" is nobody's Fexofenadine.
+    # Nor a caller's own name ("my name is Allegra" is nobody's Fexofenadine), nor a
+    # colour ("the pink ones").
     query = _without_colours(_without(query, lacked), named)
     matched = _fuzzy_scores(named, query)
     names = {sku: found for sku, (found, _) in matched.items()}
@@ -587,6 +588,7 @@ class NotTogether:
 
 
 def not_together(db: Session, said: str) -> NotTogether | None:
+    """The combination `said` asks for, when no product is that mix; else None."""
     named = _catalogue(db)
     made = _made(named)
     lacked = together_lacked(_tokens(said), made)
@@ -648,7 +650,7 @@ def _without_colours(said: str, named: list[_Named]) -> str:
 
 
 def _describes(word: str) -> bool:
-    """A word said after a drug's name of that drug: its form, strength or use."""
+    """A word said with a drug's name, of that drug: its form, strength or use."""
     return word in _GENERIC or word in _FORMS or word.isdigit() or word in _STRENGTH
 
 
