@@ -66,9 +66,9 @@ from agents.tools.orders import pending_view
 from agents.variants import resolve, variant_words
 from models import orders
 from models.search import (
+    asks_a_lacked_mix,
     content_words,
     drugs_not_held,
-    not_together,
     says_product,
     search_products,
 )
@@ -336,7 +336,7 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         # are the parts of a combination the shop lacks ("I need ibuprofen and codeine
         # together" is not Ibuprofen and Co-codamol).
         if asks_what_is_stocked(said, counted) or await pharmacy.run(
-            lambda db: not_together(db, said) is not None
+            lambda db: asks_a_lacked_mix(db, said)
         ):
             return RoutedCall("search_products", {"query": said})
         return RoutedCall("add_to_order", {"product": said, "quantity": 1})

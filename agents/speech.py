@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from models.orders import LineView, OrderView
 from models.shop import Product
@@ -59,11 +60,15 @@ def line_words(line: LineView) -> str:
     return f"{packs} of {line.name}"
 
 
+def spoken_list(items: Sequence[str]) -> str:
+    """ "a", "a and b", "a, b and c": as a list is said."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def order_words(order: OrderView, currency: str = "USD") -> str:
     if not order.lines:
         return "nothing yet"
-    items = [line_words(line) for line in order.lines]
-    listed = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    listed = spoken_list([line_words(line) for line in order.lines])
     return f"{listed}, for a total of {money(order.total_cents, currency)}"
 
 

@@ -587,6 +587,12 @@ class NotTogether:
     parts: tuple[Hit, ...]
 
 
+def asks_a_lacked_mix(db: Session, said: str) -> bool:
+    """Whether `said` asks for a combination no product is (`not_together`), without
+    looking its parts up."""
+    return bool(together_lacked(_tokens(said), _made(_catalogue(db))))
+
+
 def not_together(db: Session, said: str) -> NotTogether | None:
     """The combination `said` asks for, when no product is that mix; else None."""
     named = _catalogue(db)

@@ -19,7 +19,7 @@ from agents.deps import pharmacy
 from agents.guards import grounded
 from agents.heard import ORDER_IT, did_you_say
 from agents.items import Wanted, split_items
-from agents.speech import describe
+from agents.speech import describe, spoken_list
 from agents.transcript import heard_as_names
 from agents.variants import resolve, variant_words
 from models.search import (
@@ -342,7 +342,7 @@ def answer_search(db: Session, query: str, said: str, currency: str) -> SearchAn
         # mix as that one: the caller hears what each product is, and chooses.
         alone = " alone" if together.wider else ""
         lacking = (
-            f"I'm sorry, we don't stock {_listed(together.ingredients)}{alone} in one product."
+            f"I'm sorry, we don't stock {spoken_list(together.ingredients)}{alone} in one product."
         )
         choices = [*together.wider, *together.parts]
         if not choices:
@@ -359,10 +359,6 @@ def answer_search(db: Session, query: str, said: str, currency: str) -> SearchAn
     if any(says_product(p, lacked.rest) or kind_said(p, lacked.rest) for p in answer.products):
         return SearchAnswer(f"I'm sorry, {lacking}. {answer.text}", answer.products, answer.asked)
     return SearchAnswer(f"I'm sorry, {lacking}. {NOT_STOCKED}")
-
-
-def _listed(words: tuple[str, ...]) -> str:
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 # After a drug the shop does not stock: a pharmacist, not the search, may say what

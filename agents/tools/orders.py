@@ -31,7 +31,7 @@ from agents.heard import did_you_say
 from agents.items import Wanted
 from agents.moves import READ_BACK_QUESTION, described_by, named_line
 from agents.routing import DONE
-from agents.speech import line_words, money, order_number, order_words
+from agents.speech import line_words, money, order_number, order_words, spoken_list
 from agents.tools.catalogue import (
     ProductName,
     choose_product,
@@ -248,16 +248,12 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
     if view is None:
         return did_you_say(guesses[0]) if guesses else await search_words(ctx, said)
     currency = shop.shop.currency
-    text = f"I've added {_listed(added)}. Your order is now {order_words(view, currency)}."
+    text = f"I've added {spoken_list(added)}. Your order is now {order_words(view, currency)}."
     for miss in missed:
         # A refusal is already a sentence for the caller; an unknown item is named.
         text += f" {miss}" if miss.endswith((".", "?")) else f" I couldn't find {miss}."
     # The question last: the caller's next words answer it (agents/screen.py).
     return f"{text} {did_you_say(guesses[0])}" if guesses else text + " Anything else?"
-
-
-def _listed(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 async def change_quantity(ctx: ToolContext, params: ChangeQuantity) -> str:
