@@ -83,6 +83,13 @@ _CONTRACTION = re.compile(r"(?:n't|'re|'ve|'ll|'d|'m|'s|s')$")
 EVERYDAY_ZIPF = 5.0
 
 
+def load() -> None:
+    """Read both dictionaries and wordfreq's list now, not at a caller's first turn:
+    importing wordfreq alone takes half a second."""
+    _dictionary()
+    everyday("hand")
+
+
 @lru_cache(maxsize=8192)
 def everyday(word: str) -> bool:
     """A word so common in English that hearing it says little of what was meant
