@@ -332,16 +332,19 @@ def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, tuple[float, 
         covered[cells] = part_covered
         alike[cells] = np.where(some_made_up | as_is, part_alike, 0.0)
     misheard = _misheard(tokens, written)
-    found = np.where(_whole(windows, targets, misheard), 1.0, covered) * alike
-    weighed = covered * alike
+    # Each target's best window, read off once: a column at a time, the reads cost more
+    # than the comparisons (two per name, 8,000 a long sentence).
+    found = (np.where(_whole(windows, targets, misheard), 1.0, covered) * alike).max(axis=0)
+    weighed = (covered * alike).max(axis=0).tolist()
+    found_best = found.tolist()
     best = [(0.0, 0.0)] * len(products)
     for i, words, weight in named:
         j = column[words]
         if j >= len(names) and not rows:
             continue  # no window was compared with the brands
         best[i] = (
-            max(best[i][0], weight * float(np.max(found[:, j]))),
-            max(best[i][1], weight * float(np.max(weighed[:, j]))),
+            max(best[i][0], weight * found_best[j]),
+            max(best[i][1], weight * weighed[j]),
         )
     # Below 0.78, a "match" is two unrelated words that share a few letters.
     return {p.sku: (b if b[0] >= 0.78 else (0.0, 0.0)) for p, b in zip(products, best, strict=True)}
