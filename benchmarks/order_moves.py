@@ -31,6 +31,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from _harness import REPO
 from sqlmodel import Session, select
 
 from agents import safety
@@ -39,7 +40,7 @@ from callswarm.settings import Settings
 from models import orders
 from models.shop import Customer, Order, OrderLine, OrderStatus, Product
 
-DATA = Path(__file__).parent / "data" / "order_moves.txt"
+DATA = REPO / "benchmarks" / "data" / "order_moves.txt"
 CATEGORIES = ("remove", "remove_done", "done", "quantity", "nochange")
 VERDICTS = ("right", "unchanged", "wrong", "kept")
 # Never printed by --show: a set read is a set tuned on.
