@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import httpx
-from startup import REPO, env_for, free_port, fresh_data, until
+from startup import REPO, env_for, free_port, fresh_data, stop, until
 from websockets.asyncio.client import connect
 
 LINES = (
@@ -75,12 +75,7 @@ async def one_start(tree: Path, n: int) -> tuple[float, list[float], list[float]
                         await asyncio.wait_for(ws.recv(), 60)
                         times.append(time.perf_counter() - started)
     finally:
-        process.send_signal(2)
-        try:
-            await asyncio.wait_for(process.wait(), 60)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+        await stop(process)
     return up, *rounds
 
 

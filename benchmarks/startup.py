@@ -101,6 +101,16 @@ async def until(check, started: float) -> float:
     raise TimeoutError("the gateway did not get there in time")
 
 
+async def stop(process: asyncio.subprocess.Process) -> None:
+    """Ctrl-C, as an operator stops it; killed if it has not stopped within a minute."""
+    process.send_signal(2)
+    try:
+        await asyncio.wait_for(process.wait(), 60)
+    except TimeoutError:
+        process.kill()
+        await process.wait()
+
+
 async def one_start(data: Path, tree: Path, client: str, has_ready: bool) -> Start:
     port = free_port()
     log_path = data / f"serve-{client}.log"
@@ -151,12 +161,7 @@ async def one_start(data: Path, tree: Path, client: str, has_ready: bool) -> Sta
                 result.ready = await until(ready, started)
             result.reply, result.shopping = await replying
     finally:
-        process.send_signal(2)
-        try:
-            await asyncio.wait_for(process.wait(), 60)
-        except TimeoutError:
-            process.kill()
-            await process.wait()
+        await stop(process)
     result.log = log_path.read_text(errors="replace")
     # The first turn's reply was the model's, not code's: a completion before its turn_done.
     first_turn = result.log.split(f"turn_done client_id={client}")[0]
