@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from pathlib import Path
 
@@ -61,11 +60,11 @@ def _build(build: AgencyBuild) -> str:
 _FIRST_LINE = "Hello, I would like two boxes of paracetamol for my fever, please."
 
 
-def _read_ahead(db: Database) -> None:
-    """What a caller's first turn would otherwise read, read while the voice loads: the
-    drug names (about two seconds), the dictionaries and wordfreq's list, and the
-    search's tables. Without it the first turn after a start took 0.7 s more than the
-    next (`benchmarks/first_turn.py`)."""
+def _warm_first_turn(db: Database) -> None:
+    """What a caller's first turn would otherwise read: the drug names (about two
+    seconds), GCIDE and wordfreq's list, and the search's tables. Without it the first
+    line after a start took 0.70 s to its reply against 0.19 s for the same line later
+    (`benchmarks/first_turn.py`)."""
     started = time.perf_counter()
     try:
         drug_names.load()
@@ -75,16 +74,15 @@ def _read_ahead(db: Database) -> None:
             several_products(session, _FIRST_LINE)
             choose_product(session, [_FIRST_LINE], _FIRST_LINE)
     except Exception as error:  # the first caller then reads it: slower, not broken
-        log.warning("read_ahead_failed error=%r", error)
+        log.warning("first_turn_warm_failed error=%r", error)
         return
-    log.info("read_ahead_done ms=%.0f", (time.perf_counter() - started) * 1000)
+    log.info("first_turn_warmed ms=%.0f", (time.perf_counter() - started) * 1000)
 
 
 def _prepare(db: Database) -> None:
     if catalogue_is_empty(db):
         result = load_catalogue(db)
         log.info("catalogue_first_load added=%d", result.added)
-    threading.Thread(target=_read_ahead, args=(db,), name="read-ahead", daemon=True).start()
 
 
 def _vocabulary(db: Database) -> list[str]:
@@ -117,4 +115,5 @@ AGENCY = Agency(
     scenarios=BENCH / "scenarios",
     heldout=BENCH / "heldout",
     embeds=True,  # the safety probe (agents/risk.py)
+    warm=_warm_first_turn,
 )

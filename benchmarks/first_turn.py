@@ -12,8 +12,6 @@ is the agents' own code, not a model's.
 
 `--tree` runs another checkout the same way (the same venv and models): the code
 before a change.
-
-Polling `/api/ready` every 20 ms is the measurement here, not a synchronisation.
 """
 
 from __future__ import annotations
@@ -61,9 +59,9 @@ async def one_start(tree: Path, n: int) -> tuple[float, list[float], list[float]
                 return bool((await http.get("/api/ready")).json()["ready"])
 
             up = await until(ready, spawned)
-            for times in rounds:
+            for r, times in enumerate(rounds):
                 for i, line in enumerate(LINES):
-                    client = f"first-{n}-{len(rounds[0]) + len(times)}-{i}"
+                    client = f"first-{n}-{r}-{i}"
                     signed = await http.post("/api/v1/caller", json={"client_id": client})
                     cookie = signed.cookies.get("callswarm_caller")
                     url = f"ws://127.0.0.1:{port}/api/v1/session/{client}"

@@ -5,8 +5,8 @@
 Sentences: every caller line and STT variant of the pharmacy's bench scenarios, the
 same joined three at a time (a caller who says a lot at once), and random text like
 the socket fuzzer's. Prints p50 and p95 per set, in milliseconds, on a warm cache, and
-the p50 of the thread's CPU time: on a shared 2-core host the wall clock moves by a
-third from run to run, the CPU time far less.
+the p50 of the thread's CPU time, which other processes on a shared host do not add
+to (both still move by a quarter or more from run to run here).
 """
 
 from __future__ import annotations

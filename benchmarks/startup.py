@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -103,7 +104,7 @@ async def until(check, started: float) -> float:
 
 async def stop(process: asyncio.subprocess.Process) -> None:
     """Ctrl-C, as an operator stops it; killed if it has not stopped within a minute."""
-    process.send_signal(2)
+    process.send_signal(signal.SIGINT)
     try:
         await asyncio.wait_for(process.wait(), 60)
     except TimeoutError:

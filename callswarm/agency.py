@@ -95,6 +95,10 @@ class Agency:
     # Whether its build reads `AgencyBuild.embedder`: otherwise the gateway loads no
     # embedding model for it.
     embeds: bool = False
+    # Reads what a caller's first turn would otherwise read (word lists, tables built
+    # from its data), in a worker thread of the warm-up while the voice loads. It must
+    # not raise: a failure leaves the reading to that turn.
+    warm: Callable[[Database], None] | None = None
 
     def __post_init__(self) -> None:
         if not self.agents:

@@ -43,13 +43,17 @@ class Services:
     backends: dict[str, CompletionBackend] = field(default_factory=dict)
     # The safety probe's model; None when `CALLSWARM_SAFETY_PROBE=false`.
     embedder: LlamaCppEmbedder | None = None
+    # The agency's own warm-up (`Agency.warm`) while it runs: closing waits for it, so
+    # it never reads a database already disposed.
+    agency_warming: list[asyncio.Task[None]] = field(default_factory=list)
 
     def begin_warm_up(
         self, before: Callable[[str], None] | None = None
     ) -> list[asyncio.Task[None]]:
         """Start reading each agent's prompt into its local model, the default agent first;
         a caller's turn waits only for its own agent (`WarmingBackend.ready`). `before`:
-        see `LlamaCppBackend.begin_warm_up`."""
+        see `LlamaCppBackend.begin_warm_up`. The probe's model and the agency's own
+        reading (`Agency.warm`) load beside them, in threads."""
         from swarm.backends.local import LlamaCppBackend
 
         registry = self.engine.registry
@@ -59,7 +63,11 @@ class Services:
         probe = (
             [asyncio.create_task(asyncio.to_thread(self.embedder.load))] if self.embedder else []
         )
-        return probe + [
+        if self.agency.warm is not None and not self.agency_warming:
+            self.agency_warming.append(
+                asyncio.create_task(asyncio.to_thread(self.agency.warm, self.db))
+            )
+        models = [
             backend.begin_warm_up(
                 [
                     self.engine.prefix_args(self.swarm, agent)
@@ -71,6 +79,7 @@ class Services:
             for name, backend in self.backends.items()
             if isinstance(backend, LlamaCppBackend)
         ]
+        return probe + self.agency_warming + models
 
     def default_agent_is_saved(self) -> bool:
         """Whether the default agent's model will warm from a saved state (a restart):
@@ -99,6 +108,7 @@ class Services:
             await task
 
     async def aclose(self) -> None:
+        await asyncio.gather(*self.agency_warming, return_exceptions=True)
         await self.engine.aclose()
         self.db.dispose()
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 
@@ -52,20 +53,36 @@ for _letters, _class in (
 _DROPPED = frozenset("hwjʔ")
 
 
-@lru_cache(maxsize=1)
+# Each list is read once: a caller's turn that asks while the warm-up reads waits for
+# that reading instead of making a second copy beside it (`lru_cache` would not wait).
+_LISTS: dict[str, frozenset[str]] = {}
+_READING = threading.RLock()  # GCIDE's reading reads Webster's first
+
+
+def _read_once(name: str) -> frozenset[str]:
+    found = _LISTS.get(name)
+    if found is not None:
+        return found
+    with _READING:
+        if name not in _LISTS:
+            from english_words import get_english_words_set
+
+            if name == "web2":
+                _LISTS[name] = frozenset(get_english_words_set(["web2"], lower=True)) | _SPOKEN
+            else:
+                # Webster's 1934 list and GCIDE: neither alone has "teenager" and "sashes"
+                # both. Built on Webster's own set, so the words both hold are stored once.
+                gcide = frozenset(get_english_words_set(["gcide"], lower=True))
+                _LISTS[name] = _read_once("web2") | gcide
+        return _LISTS[name]
+
+
 def _webster() -> frozenset[str]:
-    from english_words import get_english_words_set
-
-    return frozenset(get_english_words_set(["web2"], lower=True)) | _SPOKEN
+    return _read_once("web2")
 
 
-@lru_cache(maxsize=1)
 def _dictionary() -> frozenset[str]:
-    from english_words import get_english_words_set
-
-    # Webster's 1934 list and GCIDE: neither alone has "teenager" and "sashes" both.
-    # Built on Webster's own set, so the words both hold are stored once.
-    return _webster() | frozenset(get_english_words_set(["gcide"], lower=True))
+    return _read_once("both")
 
 
 # Words callers say that neither dictionary holds.
