@@ -52,8 +52,10 @@ class Services:
     ) -> list[asyncio.Task[None]]:
         """Start reading each agent's prompt into its local model, the default agent first;
         a caller's turn waits only for its own agent (`WarmingBackend.ready`). `before`:
-        see `LlamaCppBackend.begin_warm_up`. The probe's model and the agency's own
-        reading (`Agency.warm`) load beside them, in threads."""
+        see `LlamaCppBackend.begin_warm_up`. The probe's model loads beside them, and the
+        agency's own reading (`Agency.warm`, kept in `agency_warming`, not returned:
+        `/api/ready` never waited for the drug names it reads, and a first start would
+        report ready a second later on two cores)."""
         from swarm.backends.local import LlamaCppBackend
 
         registry = self.engine.registry
@@ -79,7 +81,7 @@ class Services:
             for name, backend in self.backends.items()
             if isinstance(backend, LlamaCppBackend)
         ]
-        return probe + self.agency_warming + models
+        return probe + models
 
     def default_agent_is_saved(self) -> bool:
         """Whether the default agent's model will warm from a saved state (a restart):
@@ -103,9 +105,10 @@ class Services:
                 backend.wait_idle(timeout)
 
     async def warm_up(self) -> None:
-        """Warm every agent and return when all are done."""
+        """Warm every agent, and the agency's own reading, and return when all are done."""
         for task in self.begin_warm_up():
             await task
+        await asyncio.gather(*self.agency_warming)
 
     async def aclose(self) -> None:
         await asyncio.gather(*self.agency_warming, return_exceptions=True)
