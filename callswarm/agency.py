@@ -96,8 +96,8 @@ class Agency:
     # embedding model for it.
     embeds: bool = False
     # Reads what a caller's first turn would otherwise read (word lists, tables built
-    # from its data), in a worker thread of the warm-up while the voice loads. It must
-    # not raise: a failure leaves the reading to that turn.
+    # from its data), in a worker thread of the warm-up while the voice loads. A failure
+    # is logged and leaves the reading to that turn.
     warm: Callable[[Database], None] | None = None
 
     def __post_init__(self) -> None:

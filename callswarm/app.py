@@ -54,8 +54,8 @@ class Services:
         a caller's turn waits only for its own agent (`WarmingBackend.ready`). `before`:
         see `LlamaCppBackend.begin_warm_up`. The probe's model loads beside them, and the
         agency's own reading (`Agency.warm`, kept in `agency_warming`, not returned:
-        `/api/ready` never waited for the drug names it reads, and a first start would
-        report ready a second later on two cores)."""
+        `/api/ready` never waited for the drug names it reads, and waiting put ready 1.6 s
+        later on the scripted provider)."""
         from swarm.backends.local import LlamaCppBackend
 
         registry = self.engine.registry
@@ -66,9 +66,7 @@ class Services:
             [asyncio.create_task(asyncio.to_thread(self.embedder.load))] if self.embedder else []
         )
         if self.agency.warm is not None and not self.agency_warming:
-            self.agency_warming.append(
-                asyncio.create_task(asyncio.to_thread(self.agency.warm, self.db))
-            )
+            self.agency_warming.append(asyncio.create_task(asyncio.to_thread(self._warm_agency)))
         models = [
             backend.begin_warm_up(
                 [
@@ -104,14 +102,28 @@ class Services:
             if isinstance(backend, LlamaCppBackend):
                 backend.wait_idle(timeout)
 
+    def _warm_agency(self) -> None:
+        """`Agency.warm`, in a worker thread; an agency's failure there is its first
+        caller's slower turn, never the gateway's."""
+        assert self.agency.warm is not None
+        try:
+            self.agency.warm(self.db)
+        except Exception as error:
+            log.warning("agency_warm_failed agency=%s error=%r", self.agency.name, error)
+
     async def warm_up(self) -> None:
         """Warm every agent, and the agency's own reading, and return when all are done."""
         for task in self.begin_warm_up():
             await task
-        await asyncio.gather(*self.agency_warming)
+        await self._agency_warmed()
+
+    async def _agency_warmed(self) -> None:
+        # Shielded: a warm-up cancelled (Ctrl-C) must not let `aclose` dispose the
+        # database under the thread, which runs on whatever happens to the task.
+        await asyncio.gather(*(asyncio.shield(task) for task in self.agency_warming))
 
     async def aclose(self) -> None:
-        await asyncio.gather(*self.agency_warming, return_exceptions=True)
+        await self._agency_warmed()
         await self.engine.aclose()
         self.db.dispose()
 

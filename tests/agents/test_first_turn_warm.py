@@ -25,9 +25,9 @@ async def test_the_warm_up_reads_the_word_lists_and_searches_once(tmp_path, capl
     try:
         assert _said(caplog, "first_turn_warmed") == []  # building the services reads nothing
         await services.warm_up()
+        assert len(_said(caplog, "first_turn_warmed")) == 1, caplog.text  # done by then
     finally:
         await services.aclose()
-    assert len(_said(caplog, "first_turn_warmed")) == 1, caplog.text
     assert _said(caplog, "first_turn_warm_failed") == []
     # The search asked wordfreq about the line's words, as a caller's turn would have.
     assert sounds.everyday.cache_info().currsize > 1
