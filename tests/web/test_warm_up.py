@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -95,6 +96,30 @@ async def test_without_local_models_or_voice_the_warm_up_is_over_at_once(tmp_pat
         assert dict(readiness.stages) == {"model:triage": "ready", "model:sales": "ready"}
     finally:
         await services.aclose()
+
+
+async def test_ready_does_not_wait_for_the_agencys_warm_and_closing_does(tmp_path) -> None:
+    """`Agency.warm` reads beside the warm-up: `/api/ready` never waited for what it
+    reads (docs/agency.md), and the services are not closed under it."""
+    services = build_services(Settings(data_dir=tmp_path, provider="scripted", idle_timeout=None))
+    let = threading.Event()
+    warmed: list[str] = []
+
+    def warm(db) -> None:
+        if let.wait(60):
+            warmed.append("read")
+
+    services.agency = replace(services.agency, warm=warm)
+    try:
+        warmup = Warmup(services, None)
+        await warmup.run()
+        assert warmup.readiness().ready
+        [reading] = services.agency_warming
+        assert not reading.done() and warmed == []
+    finally:
+        let.set()
+        await services.aclose()
+    assert reading.done() and warmed == ["read"]
 
 
 async def test_a_voice_that_cannot_load_is_reported_and_the_models_still_warm(tmp_path) -> None:
