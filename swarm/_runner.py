@@ -25,7 +25,7 @@ from swarm._guard import SpeechGuard
 from swarm._handle import SessionHandle
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import encodable, extract_tool_calls, find_leak
-from swarm._registry import AgentSpec, RoutedReply, ToolSpec
+from swarm._registry import AgentSpec, IsAvailable, RoutedReply, ToolSpec
 from swarm._tools import INTERNAL_FAILURE, run_tool, validate_arguments
 from swarm._turn import Conversation, Turn, TurnHost
 from swarm.errors import CompletionError, CompletionTimeout, RecursionLimitExceeded, ToolError
@@ -106,6 +106,8 @@ class Runner:
         self.session = session
         self.conversation = conversation
         self.turn = turn
+        # The tools offered in this step, by step and agent: see `_available_tools`.
+        self._offered: tuple[int, str, list[ToolSpec]] | None = None
 
     # --- the loop -------------------------------------------------------------------------
 
@@ -496,12 +498,25 @@ class Runner:
         return message
 
     async def _available_tools(self, agent: AgentSpec) -> list[ToolSpec]:
+        """The tools `agent` may call in this step. Read once a step: the screen, the
+        model's offer and the check of its reply ask the same question, and no tool runs
+        between them. A check may read a database, and tools share checks (the
+        pharmacy's five order tools ask whether an order is in progress): each check is
+        asked once. The next step asks again, after the tools that ran."""
+        key = (self.turn.steps, agent.name)
+        if self._offered is not None and self._offered[:2] == key:
+            return list(self._offered[2])
         out = []
+        answers: dict[IsAvailable, bool] = {}
         for name in self.session.tool_names_for(agent):
             spec = self.session.registry.tools[name]
-            if spec.is_available is not None:
-                ok = spec.is_available(self.session, agent.name)
-                if not (await ok if inspect.isawaitable(ok) else ok):
+            check = spec.is_available
+            if check is not None:
+                if check not in answers:
+                    ok = check(self.session, agent.name)
+                    answers[check] = bool(await ok if inspect.isawaitable(ok) else ok)
+                if not answers[check]:
                     continue
             out.append(spec)
-        return out
+        self._offered = (*key, out)
+        return list(out)

@@ -116,3 +116,50 @@ async def test_calling_an_unavailable_tool_is_an_unknown_tool() -> None:
     s = engine.session("anyone", "w")
     assert await s.complete("secret") != "hidden"
     assert s.rescue_count >= 1
+
+
+async def test_tools_sharing_a_check_ask_it_once_a_step_and_see_what_a_tool_changed() -> None:
+    """A check may read a database: tools that share one ask it once per model call,
+    and the next call asks again, after a tool may have changed the answer."""
+    engine = Engine()
+    engine.add_completion(
+        "s",
+        ScriptedBackend(
+            [
+                Rule("open", tool="open_order"),
+                Rule(".*", reply="done", on="tool"),
+                Rule(".*", reply="?"),
+            ]
+        ),
+    )
+    state = {"open": False, "asked": 0}
+
+    async def order_open(session: object, agent: str) -> bool:
+        state["asked"] += 1
+        return state["open"]
+
+    async def open_order(ctx: ToolContext, _: NoArgs) -> str:
+        state["open"] = True
+        return "opened"
+
+    async def change(ctx: ToolContext, _: NoArgs) -> str:
+        return "changed"
+
+    engine.add_tool("open_order", "Open", NoArgs, open_order)
+    engine.add_tool("change", "Change", NoArgs, change, is_available=order_open)
+    engine.add_tool("drop", "Drop", NoArgs, change, is_available=order_open)
+    engine.add_agent("a", "s", "A.", tools=["open_order", "change", "drop"])
+    engine.add_swarm("w", ["a"], "a")
+    seen: list[frozenset[str]] = []
+    backend = engine.registry.completions["s"]
+    original = backend.answer
+
+    def spy(args):
+        seen.append(args.tool_names)
+        return original(args)
+
+    backend.answer = spy
+    assert await engine.session("c", "w").complete("open an order") == "done"
+    assert len(seen) == 2 and state["asked"] == 2
+    assert seen[0] == {"open_order"}
+    assert seen[1] == {"open_order", "change", "drop"}
