@@ -103,9 +103,14 @@ class EchoGate:
         # has is compared. (Averaging pairs of samples instead let the reply's "s" alias
         # into the band, where its echo through a phone had nothing to match.)
         self._far_band = _Band()
-        self._near_band = _Band()
         self._window = int(rate * window_s)
-        self._near = np.zeros(0)
+        # The caller's line as it came: the window and the filter's reach before it, from
+        # silence. Band-passed only when `is_echo` asks, which most frames never are (no
+        # reply within `max_delay_s`, or not voice): the same samples as filtering every
+        # frame as it comes, for a fifth of the event loop's per-frame cost.
+        self._taps = _band_taps(rate)
+        self._near_raw = bytearray(2 * (self._taps.size - 1))
+        self._near_limit = 2 * (self._window + self._taps.size - 1)
         self._last_frame = b""
         self._last_sent: float | None = None
 
@@ -132,8 +137,14 @@ class EchoGate:
 
     def heard(self, frame: bytes) -> None:
         """The next frame of the caller's line: every one, so that `is_echo` can judge the last."""
-        self._near = np.concatenate((self._near, self._near_band.process(frame)))[-self._window :]
+        self._near_raw += frame
+        del self._near_raw[: -self._near_limit]
         self._last_frame = frame
+
+    def _near(self) -> np.ndarray:
+        """The last `window_s` of the caller's line, band-passed."""
+        samples = np.frombuffer(self._near_raw, dtype="<i2").astype(np.float64)
+        return np.convolve(samples, self._taps, mode="valid")
 
     def is_echo(self, now: float) -> bool:
         """Whether the caller's last frame (`heard`) is the reply's echo. The costly part,
@@ -148,7 +159,7 @@ class EchoGate:
             return False
         # Compared at 8 kHz, half the cost. An echo late by an odd number of samples
         # falls between the far side's even samples, so both halves of it are tried.
-        far, near = np.concatenate(self._far), self._near[::2]
+        far, near = np.concatenate(self._far), self._near()[::2]
         return max(correlation(near, far[0::2]), correlation(near, far[1::2])) >= self.threshold
 
 

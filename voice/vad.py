@@ -20,6 +20,7 @@ count as voice: measured here, voiced speech has a median spectral flatness of
 from __future__ import annotations
 
 import logging
+import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -343,7 +344,10 @@ class TurnDetector:
     @staticmethod
     def _rms(frame: bytes) -> float:
         samples = np.frombuffer(frame, dtype="<i2").astype(np.float64)
-        return float(np.sqrt(np.mean(samples * samples)))
+        # A dot product, not a mean of squares: one numpy call instead of three, on every
+        # frame. The squares of 16-bit samples and their sums are whole numbers far
+        # below 2**53, so any order of adding gives exactly the same level.
+        return math.sqrt(float(samples @ samples) / samples.size)
 
     def _reset(self) -> None:
         self._utterance = []

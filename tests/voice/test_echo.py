@@ -103,3 +103,20 @@ def test_no_reply_lately_nothing_is_echo() -> None:
     # The same sound, but long after the reply stopped going out: the caller, not an echo.
     gate.heard(reply[:FRAME])
     assert not gate.is_echo(5.0)
+
+
+def test_the_line_band_passed_when_asked_is_the_line_filtered_as_it_came() -> None:
+    """The gate keeps the caller's line raw and band-passes its last window only when
+    asked: the same samples as filtering every frame as it comes, whatever the frames'
+    sizes, from the line's first frame on."""
+    from voice.echo import _Band
+
+    rng = np.random.default_rng(7)
+    gate, band = EchoGate(16000), _Band()
+    filtered = np.zeros(0)
+    for n in range(400):
+        size = 320 if n % 5 else int(rng.integers(1, 700))
+        frame = rng.integers(-20000, 20000, size, dtype=np.int16).tobytes()
+        gate.heard(frame)
+        filtered = np.concatenate((filtered, band.process(frame)))[-int(16000 * 0.08) :]
+        assert np.array_equal(gate._near(), filtered), n
