@@ -57,6 +57,20 @@ def build() -> Engine:
     return engine
 
 
+def offered_tools(engine: Engine) -> list[frozenset[str]]:
+    """The tools offered to the scripted backend "s", one set per model call, as they come."""
+    seen: list[frozenset[str]] = []
+    backend = engine.registry.completions["s"]
+    original = backend.answer
+
+    def spy(args):
+        seen.append(args.tool_names)
+        return original(args)
+
+    backend.answer = spy
+    return seen
+
+
 async def test_an_exception_in_a_tool_never_kills_the_session() -> None:
     engine = build()
     s = engine.session("c", "w")
@@ -98,15 +112,7 @@ async def test_returned_models_are_serialised_as_json() -> None:
 @pytest.mark.parametrize(("client", "offered"), [("vip", True), ("anyone", False)])
 async def test_is_available_hides_a_tool(client: str, offered: bool) -> None:
     engine = build()
-    seen: list[frozenset[str]] = []
-    backend = engine.registry.completions["s"]
-    original = backend.answer
-
-    def spy(args):
-        seen.append(args.tool_names)
-        return original(args)
-
-    backend.answer = spy
+    seen = offered_tools(engine)
     await engine.session(client, "w").complete("hello")
     assert ("secret" in seen[0]) is offered
 
@@ -150,15 +156,7 @@ async def test_tools_sharing_a_check_ask_it_once_a_step_and_see_what_a_tool_chan
     engine.add_tool("drop", "Drop", NoArgs, change, is_available=order_open)
     engine.add_agent("a", "s", "A.", tools=["open_order", "change", "drop"])
     engine.add_swarm("w", ["a"], "a")
-    seen: list[frozenset[str]] = []
-    backend = engine.registry.completions["s"]
-    original = backend.answer
-
-    def spy(args):
-        seen.append(args.tool_names)
-        return original(args)
-
-    backend.answer = spy
+    seen = offered_tools(engine)
     assert await engine.session("c", "w").complete("open an order") == "done"
     assert len(seen) == 2 and state["asked"] == 2
     assert seen[0] == {"open_order"}
