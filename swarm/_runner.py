@@ -25,7 +25,7 @@ from swarm._guard import SpeechGuard
 from swarm._handle import SessionHandle
 from swarm._messages import AssistantMessage, Message, Mode, Role, ToolCall
 from swarm._parsing import encodable, extract_tool_calls, find_leak
-from swarm._registry import AgentSpec, IsAvailable, RoutedReply, ToolSpec
+from swarm._registry import AgentSpec, RoutedReply, ToolSpec
 from swarm._tools import INTERNAL_FAILURE, run_tool, validate_arguments
 from swarm._turn import Conversation, Turn, TurnHost
 from swarm.errors import CompletionError, CompletionTimeout, RecursionLimitExceeded, ToolError
@@ -124,6 +124,7 @@ class Runner:
                 if self.turn.stop_tools or self.turn.cancelled:
                     break
                 await run_tool(self, self.session.registry.tools[call.name], agent.name, call)
+                self._offered = None  # the tool may have changed what a check reads
             # A tool that executed or emitted has answered the caller; otherwise the
             # (possibly new) active agent turns the tool outputs into words.
             if len(self.turn.spoken) > spoken_before:
@@ -137,6 +138,7 @@ class Runner:
         await self.run()
 
     async def emit(self, text: str, *, author: str | None = None) -> Message:
+        self._offered = None  # the last reply, which a check may read, changes
         agent = self.conversation.agent()
         if author is None:
             return await self._speak(agent, AssistantMessage(content=text), None)
@@ -453,6 +455,9 @@ class Runner:
                     RescueContext(self.session, agent, verdict.problem, verdict.detail)
                 )
                 text = await result if inspect.isawaitable(result) else result
+                # A step of the agency's own may have changed what a check reads (it has
+                # the session, and may even run a turn of its own through `execute`).
+                self._offered = None
                 if text:
                     await self._speak(agent, AssistantMessage(content=text), None)
                     return None
@@ -502,20 +507,23 @@ class Runner:
         model's offer and the check of its reply ask the same question, and no tool runs
         between them. A check may read a database, and tools share checks (the
         pharmacy's five order tools ask whether an order is in progress): each check is
-        asked once. The next step asks again, after the tools that ran."""
+        asked once. The next step asks again, and so does anything after a tool ran, a
+        reply was emitted or a rescue step of the agency's own (`self._offered = None`)."""
         key = (self.turn.steps, agent.name)
         if self._offered is not None and self._offered[:2] == key:
             return list(self._offered[2])
         out = []
-        answers: dict[IsAvailable, bool] = {}
+        # By identity: any callable may be a check, hashable or not, and two that only
+        # compare equal are still two checks.
+        answers: dict[int, bool] = {}
         for name in self.session.tool_names_for(agent):
             spec = self.session.registry.tools[name]
             check = spec.is_available
             if check is not None:
-                if check not in answers:
+                if id(check) not in answers:
                     ok = check(self.session, agent.name)
-                    answers[check] = bool(await ok if inspect.isawaitable(ok) else ok)
-                if not answers[check]:
+                    answers[id(check)] = bool(await ok if inspect.isawaitable(ok) else ok)
+                if not answers[id(check)]:
                     continue
             out.append(spec)
         self._offered = (*key, out)

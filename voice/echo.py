@@ -104,8 +104,8 @@ class EchoGate:
         # into the band, where its echo through a phone had nothing to match.)
         self._far_band = _Band()
         self._window = int(rate * window_s)
-        # The caller's line as it came: the window and the filter's reach before it, from
-        # silence. Band-passed only when `is_echo` asks, which most frames never are (no
+        # The caller's line as it came: the window and the filter's reach (62 samples)
+        # before it, from silence. Band-passed only when `is_echo` asks, which most frames never are (no
         # reply within `max_delay_s`, or not voice): the same samples as filtering every
         # frame as it comes, for a fifth of the event loop's per-frame cost.
         self._taps = _band_taps(rate)
@@ -137,6 +137,9 @@ class EchoGate:
 
     def heard(self, frame: bytes) -> None:
         """The next frame of the caller's line: every one, so that `is_echo` can judge the last."""
+        if len(frame) % 2:
+            # Kept raw, half a sample would shift every sample after it.
+            raise ValueError(f"a PCM16 frame has an even number of bytes, not {len(frame)}")
         self._near_raw += frame
         del self._near_raw[: -self._near_limit]
         self._last_frame = frame

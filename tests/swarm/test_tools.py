@@ -5,7 +5,16 @@ import asyncio
 import pytest
 from pydantic import BaseModel
 
-from swarm import Engine, ErrorOccurred, Role, Rule, ScriptedBackend, ToolContext, ToolOutput
+from swarm import (
+    Engine,
+    ErrorOccurred,
+    RescueContext,
+    Role,
+    Rule,
+    ScriptedBackend,
+    ToolContext,
+    ToolOutput,
+)
 from swarm.errors import ToolError
 
 from .helpers import NoArgs, Query
@@ -161,3 +170,34 @@ async def test_tools_sharing_a_check_ask_it_once_a_step_and_see_what_a_tool_chan
     assert len(seen) == 2 and state["asked"] == 2
     assert seen[0] == {"open_order"}
     assert seen[1] == {"open_order", "change", "drop"}
+
+
+async def test_after_a_rescue_step_of_the_agencys_own_the_tools_are_read_again() -> None:
+    """A rescue step has the session and may change what a check reads: the retry that
+    follows it is offered the tools as they are now. The check here cannot be hashed,
+    as any callable may be a check."""
+    engine = Engine()
+    engine.add_completion(
+        "s",
+        ScriptedBackend([Rule("change it", tool="change"), Rule(".*", reply="changed", on="tool")]),
+    )
+    state = {"open": False}
+
+    class OrderOpen:
+        __hash__ = None  # type: ignore[assignment]
+
+        def __call__(self, session: object, agent: str) -> bool:
+            return state["open"]
+
+    async def open_order(rescue: RescueContext) -> None:
+        state["open"] = True
+
+    async def change(ctx: ToolContext, _: NoArgs) -> str:
+        return "done"
+
+    engine.add_tool("change", "Change", NoArgs, change, is_available=OrderOpen())
+    engine.add_agent("a", "s", "A.", tools=["change"], rescue=[open_order, "recomplete"])
+    engine.add_swarm("w", ["a"], "a")
+    seen = offered_tools(engine)
+    assert await engine.session("c", "w").complete("change it") == "changed"
+    assert seen[0] == frozenset() and seen[1] == {"change"}

@@ -120,3 +120,12 @@ def test_the_line_band_passed_when_asked_is_the_line_filtered_as_it_came() -> No
         gate.heard(frame)
         filtered = np.concatenate((filtered, band.process(frame)))[-int(16000 * 0.08) :]
         assert np.array_equal(gate._near(), filtered), n
+
+
+def test_half_a_sample_is_refused_and_the_line_read_on_as_before() -> None:
+    gate = EchoGate(16000)
+    gate.heard(silence(0.02))
+    with pytest.raises(ValueError, match="even number of bytes"):
+        gate.heard(b"\x01\x02\x03")
+    gate.heard(silence(0.02))
+    assert gate._near().size == 640
