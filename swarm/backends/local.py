@@ -22,6 +22,7 @@ are one lifecycle around llama.cpp instances that share their weights.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import logging
@@ -29,6 +30,7 @@ import os
 import re
 import threading
 import time
+import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -147,11 +149,28 @@ def open_llama(path: Path, completion: str, **options: Any) -> Any:
         ) from exc
     route_llama_logs()
     try:
-        return Llama(model_path=str(path), verbose=False, **options)
+        llama = Llama(model_path=str(path), verbose=False, **options)
     except (ValueError, RuntimeError) as exc:
         raise CompletionError(
             f"llama.cpp could not load {path}: {exc}", completion=completion
         ) from exc
+    _opened.add(llama)
+    return llama
+
+
+# Every model still open when the interpreter exits is closed while its modules are
+# there: a model kept for the process (the embedder's) was otherwise freed by
+# llama-cpp's own __del__ during shutdown, after llama_cpp's globals were cleared, which
+# printed a TypeError at the end of every test run. atexit runs after the worker
+# threads are joined, so no call is under way.
+_opened: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_opened() -> None:
+    for llama in list(_opened):
+        with contextlib.suppress(Exception):
+            llama.close()
 
 
 def _set_from_thread(loop: asyncio.AbstractEventLoop, event: asyncio.Event) -> None:
