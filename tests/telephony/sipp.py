@@ -152,20 +152,23 @@ class Stream:
     def speech(self, threshold: int = 500, gap_s: float = 0.8) -> list[bytes]:
         return speech_stretches(self.pcm16(), threshold, gap_s)
 
-    def split(self, seconds: float) -> tuple[Stream, Stream]:
-        """What was received before and after `seconds` from the stream's first packet."""
-        start = self.packets[0][0]
-        cut = next(
-            (i for i, (at, _) in enumerate(self.packets) if at - start >= seconds),
-            len(self.packets),
-        )
-        return (
-            Stream(self.payload_type, self.packets[:cut]),
-            Stream(self.payload_type, self.packets[cut:]),
-        )
-
     def voiced_frames(self, threshold: int = 500) -> np.ndarray:
         return voiced_frames(self.pcm16(), threshold)
+
+    def halves_of_a_repeat(self, after_s: float) -> tuple[Stream, Stream]:
+        """A reply said twice, each on its own: the voice after `after_s` from the first
+        packet (the greeting over), cut halfway from its first voiced frame to its last.
+        Two equal replies put that point in the middle of the gap between them, however
+        long the gap, and wherever the sender's clock and this stream's first packet
+        stand from each other."""
+        assert all(len(p.payload) == 160 for _, p in self.packets)  # one 20 ms frame each
+        voiced = np.flatnonzero(self.voiced_frames())
+        voiced = voiced[voiced >= round(after_s / 0.02)]
+        assert voiced.size, "no voice after the greeting"
+        cut = int(voiced[0] + voiced[-1]) // 2
+        return Stream(self.payload_type, self.packets[:cut]), Stream(
+            self.payload_type, self.packets[cut:]
+        )
 
 
 def voiced_frames(pcm16_8k: bytes, threshold: int = 500) -> np.ndarray:
