@@ -105,9 +105,10 @@ class EchoGate:
         self._far_band = _Band()
         self._window = int(rate * window_s)
         # The caller's line as it came: the window and the filter's reach (62 samples)
-        # before it, from silence. Band-passed only when `is_echo` asks, which most frames never are (no
-        # reply within `max_delay_s`, or not voice): the same samples as filtering every
-        # frame as it comes, for a fifth of the event loop's per-frame cost.
+        # before it, from silence. Band-passed only when `is_echo` asks, which most
+        # frames never are (no reply within `max_delay_s`, or not voice): the same
+        # samples as filtering every frame as it comes, for a fifth of the event loop's
+        # per-frame cost.
         self._taps = _band_taps(rate)
         self._near_raw = bytearray(2 * (self._taps.size - 1))
         self._near_limit = 2 * (self._window + self._taps.size - 1)

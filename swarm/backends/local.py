@@ -161,8 +161,10 @@ def open_llama(path: Path, completion: str, **options: Any) -> Any:
 # Every model still open when the interpreter exits is closed while its modules are
 # there: a model kept for the process (the embedder's) was otherwise freed by
 # llama-cpp's own __del__ during shutdown, after llama_cpp's globals were cleared, which
-# printed a TypeError at the end of every test run. atexit runs after the worker
-# threads are joined, so no call is under way.
+# printed a TypeError at the end of most test runs. atexit runs after every non-daemon
+# thread is joined (the executors' workers among them), and no daemon thread here calls
+# llama.cpp, so no call is under way. The sampler a completion leaves on the model is
+# not freed by its close(), and would fail the same way.
 _opened: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
@@ -170,6 +172,9 @@ _opened: weakref.WeakSet[Any] = weakref.WeakSet()
 def _close_opened() -> None:
     for llama in list(_opened):
         with contextlib.suppress(Exception):
+            sampler = getattr(llama, "_sampler", None)
+            if sampler is not None:
+                sampler.close()
             llama.close()
 
 

@@ -155,17 +155,22 @@ class Stream:
     def voiced_frames(self, threshold: int = 500) -> np.ndarray:
         return voiced_frames(self.pcm16(), threshold)
 
-    def halves_of_a_repeat(self, after_s: float) -> tuple[Stream, Stream]:
-        """A reply said twice, each on its own: the voice after `after_s` from the first
-        packet (the greeting over), cut halfway from its first voiced frame to its last.
-        Two equal replies put that point in the middle of the gap between them, however
-        long the gap, and wherever the sender's clock and this stream's first packet
-        stand from each other."""
+    def halves_of_a_repeat(self) -> tuple[Stream, Stream]:
+        """A reply said twice after the greeting, each on its own. The greeting is the
+        first stretch of voice, up to a second of silence (the caller's own words make
+        one); the rest is cut where half of its voiced frames are behind, in the middle
+        of the silence there. The reply and its repeat are the same audio, so that silence
+        is the gap between them: however long the gap, wherever the sender's clock and
+        this stream's first packet stand from each other, and whatever silence a stalled
+        synthesis put inside either."""
         assert all(len(p.payload) == 160 for _, p in self.packets)  # one 20 ms frame each
         voiced = np.flatnonzero(self.voiced_frames())
-        voiced = voiced[voiced >= round(after_s / 0.02)]
-        assert voiced.size, "no voice after the greeting"
-        cut = int(voiced[0] + voiced[-1]) // 2
+        gaps = np.flatnonzero(np.diff(voiced) >= 50)
+        assert gaps.size, "no second of silence after the greeting"
+        replies = voiced[gaps[0] + 1 :]
+        half = replies.size // 2
+        assert half, "no reply after the greeting"
+        cut = int(replies[half - 1] + replies[half]) // 2 + 1
         return Stream(self.payload_type, self.packets[:cut]), Stream(
             self.payload_type, self.packets[cut:]
         )
