@@ -24,6 +24,7 @@ import logging
 import re
 import threading
 import unicodedata
+from collections.abc import Callable
 from functools import lru_cache
 
 log = logging.getLogger(__name__)
@@ -59,30 +60,30 @@ _LISTS: dict[str, frozenset[str]] = {}
 _READING = threading.RLock()  # GCIDE's reading reads Webster's first
 
 
-def _read_once(name: str) -> frozenset[str]:
+def _read_once(name: str, read: Callable[[], frozenset[str]]) -> frozenset[str]:
     found = _LISTS.get(name)
-    if found is not None:
-        return found
-    with _READING:
-        if name not in _LISTS:
-            from english_words import get_english_words_set
+    if found is None:
+        with _READING:
+            if name not in _LISTS:
+                _LISTS[name] = read()
+            found = _LISTS[name]
+    return found
 
-            if name == "web2":
-                _LISTS[name] = frozenset(get_english_words_set(["web2"], lower=True)) | _SPOKEN
-            else:
-                # Webster's 1934 list and GCIDE: neither alone has "teenager" and "sashes"
-                # both. Built on Webster's own set, so the words both hold are stored once.
-                gcide = frozenset(get_english_words_set(["gcide"], lower=True))
-                _LISTS[name] = _read_once("web2") | gcide
-        return _LISTS[name]
+
+def _english(which: str) -> frozenset[str]:
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set([which], lower=True))
 
 
 def _webster() -> frozenset[str]:
-    return _read_once("web2")
+    return _read_once("web2", lambda: _english("web2") | _SPOKEN)
 
 
 def _dictionary() -> frozenset[str]:
-    return _read_once("both")
+    # Webster's 1934 list and GCIDE: neither alone has "teenager" and "sashes" both.
+    # Built on Webster's own set, so the words both hold are stored once.
+    return _read_once("both", lambda: _webster() | _english("gcide"))
 
 
 # Words callers say that neither dictionary holds.

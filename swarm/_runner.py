@@ -124,7 +124,10 @@ class Runner:
                 if self.turn.stop_tools or self.turn.cancelled:
                     break
                 await run_tool(self, self.session.registry.tools[call.name], agent.name, call)
-                self._offered = None  # the tool may have changed what a check reads
+                # The next step reads afresh by its number; but a tool that talked to
+                # another agent hands back its thread's step count (`talk`), which may be
+                # one this runner has already read at.
+                self._offered = None
             # A tool that executed or emitted has answered the caller; otherwise the
             # (possibly new) active agent turns the tool outputs into words.
             if len(self.turn.spoken) > spoken_before:
@@ -138,7 +141,6 @@ class Runner:
         await self.run()
 
     async def emit(self, text: str, *, author: str | None = None) -> Message:
-        self._offered = None  # the last reply, which a check may read, changes
         agent = self.conversation.agent()
         if author is None:
             return await self._speak(agent, AssistantMessage(content=text), None)
@@ -507,8 +509,9 @@ class Runner:
         model's offer and the check of its reply ask the same question, and no tool runs
         between them. A check may read a database, and tools share checks (the
         pharmacy's five order tools ask whether an order is in progress): each check is
-        asked once. The next step asks again, and so does anything after a tool ran, a
-        reply was emitted or a rescue step of the agency's own (`self._offered = None`)."""
+        asked once. Tools run and replies are emitted between steps, and each step reads
+        afresh; inside a step only a rescue step of the agency's own may change what a
+        check reads, and the retry after it reads afresh too (`_rescue`, `run`)."""
         key = (self.turn.steps, agent.name)
         if self._offered is not None and self._offered[:2] == key:
             return list(self._offered[2])
