@@ -228,7 +228,7 @@ def _targets(
     return tuple(out.items())
 
 
-def _brands(products: tuple[_Named, ...]) -> Mapping[str, tuple[str, ...]]:
+def _brands(products: tuple[Named, ...]) -> Mapping[str, tuple[str, ...]]:
     """Each product's brands: callers name a product by brand ("Piriton", "Lamisil") as
     often as by drug, and the recogniser mangles a brand as it does a drug ("Tyritan",
     "Lamissol"), so a brand is matched as a name is, by letters and by sound. A brand is
@@ -250,7 +250,7 @@ def _brands(products: tuple[_Named, ...]) -> Mapping[str, tuple[str, ...]]:
 # catalogue's own table, which a turn would otherwise rebuild.
 @lru_cache(maxsize=128)
 def _target_table(
-    products: tuple[_Named, ...],
+    products: tuple[Named, ...],
 ) -> tuple[
     tuple[tuple[int, tuple[str, ...], float], ...],
     tuple[tuple[str, ...], ...],
@@ -284,8 +284,8 @@ def _made_up(window: tuple[str, ...]) -> bool:
     return 2 * sum(map(len, odd)) >= sum(map(len, window))
 
 
-class _Named(NamedTuple):
-    """What ranking reads of a product."""
+class Named(NamedTuple):
+    """What ranking reads of a product: the columns a caller names it by."""
 
     sku: str
     name: str
@@ -293,7 +293,7 @@ class _Named(NamedTuple):
     keywords: str = ""
 
 
-def _fuzzy_scores(products: list[_Named], query: str) -> dict[str, tuple[float, float]]:
+def _fuzzy_scores(products: tuple[Named, ...], query: str) -> dict[str, tuple[float, float]]:
     """Each product's best match among the windows of what was said, found (a misheard
     run counted whole) and weighed in the sentence (see `Hit.in_sentence`). Every window is
     compared with every name a product may be called by at once, in rapidfuzz's C++
@@ -510,7 +510,7 @@ def search_products(
     # Ranked on the columns the names live in, and only the hits loaded whole: the
     # screen and the tools search a dozen times a turn, and building every product's
     # row each time cost more than the ranking (measured, docs/performance.md).
-    named = _catalogue(db)
+    named = catalogue_names(db)
     # A drug the shop lacks, named, is not matched to the nearest it holds. The screen
     # and the tools search a dozen times a turn: most words name no drug not yet seen
     # held, and skip the catalogue's names (`drugs_not_held`).
@@ -565,16 +565,25 @@ def search_products(
     return ranked[:limit]
 
 
-def _catalogue(db: Session) -> list[_Named]:
-    return [
-        _Named(*row)
-        for row in db.exec(
+_CATALOGUE = "models.search.catalogue"
+
+
+def catalogue_names(db: Session) -> tuple[Named, ...]:
+    """The catalogue's naming columns, read once per database session. A tool's or the
+    screen's work is one session, and asks a dozen times: "does this line name several
+    products?" searches each item of it, and asks each for a brand. Per session, not per
+    process: gateways sharing one PostgreSQL see a product another one added at its
+    next session, and nothing needs telling when the catalogue changes."""
+    kept = db.info.get(_CATALOGUE)
+    if kept is None:
+        rows = db.exec(
             select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
         ).all()
-    ]
+        kept = db.info[_CATALOGUE] = tuple(Named(*row) for row in rows)
+    return kept
 
 
-def _made(named: list[_Named]) -> tuple[Made, ...]:
+def _made(named: tuple[Named, ...]) -> tuple[Made, ...]:
     return made_of(tuple((p.sku, p.active_ingredient) for p in named))
 
 
@@ -593,12 +602,12 @@ class NotTogether:
 def asks_a_lacked_mix(db: Session, said: str) -> bool:
     """Whether `said` asks for a combination no product is (`not_together`), without
     looking its parts up."""
-    return bool(together_lacked(_tokens(said), _made(_catalogue(db))))
+    return bool(together_lacked(_tokens(said), _made(catalogue_names(db))))
 
 
 def not_together(db: Session, said: str) -> NotTogether | None:
     """The combination `said` asks for, when no product is that mix; else None."""
-    named = _catalogue(db)
+    named = catalogue_names(db)
     made = _made(named)
     lacked = together_lacked(_tokens(said), made)
     if not lacked:
@@ -615,7 +624,9 @@ def not_together(db: Session, said: str) -> NotTogether | None:
     return NotTogether(lacked, tuple(holders[:1]), tuple(parts))
 
 
-def _unheld(named: list[_Named], said: str, held: set[str] | None = None) -> tuple[Unheld, ...]:
+def _unheld(
+    named: tuple[Named, ...], said: str, held: set[str] | None = None
+) -> tuple[Unheld, ...]:
     catalogue = tuple(t for p in named for t in (p.name, p.active_ingredient, p.keywords))
     return unheld(_tokens(said), catalogue, held)
 
@@ -642,7 +653,7 @@ def _without(said: str, found: tuple[Unheld, ...]) -> str:
     return " ".join(t for i, t in enumerate(tokens) if i not in gone)
 
 
-def _without_colours(said: str, named: list[_Named]) -> str:
+def _without_colours(said: str, named: tuple[Named, ...]) -> str:
     tokens = _tokens(said)
     if _COLOURS.isdisjoint(tokens):
         return said
@@ -695,7 +706,7 @@ def drugs_not_held(db: Session, said: str, *more: str) -> NotHeld:
     held = _held_in(db)
     if not any(names_a_drug(t, held) for t in tokens):
         return NotHeld((), said)  # most words: the catalogue is not read
-    named = _catalogue(db)
+    named = catalogue_names(db)
     found = [_unheld(named, t, held) for t in texts]
     names = tuple(dict.fromkeys(u.name for f in found for u in f))
     return NotHeld(names, _without(said, found[0]))
@@ -748,9 +759,9 @@ def only_everyday_words(product: Product, said: str) -> bool:
     if not matched or not all(everyday(w) for w in matched):
         return False
     rest = " ".join(t for t in _tokens(said) if not any(_said_as(t, w) for w in matched))
-    named = _Named(product.sku, product.name, product.active_ingredient)
+    named = Named(product.sku, product.name, product.active_ingredient)
     # Weighed in the sentence, as it was measured (see `Hit.in_sentence`).
-    return _fuzzy_scores([named], rest)[product.sku][1] < 0.78
+    return _fuzzy_scores((named,), rest)[product.sku][1] < 0.78
 
 
 def naming_words(product: Product, said: str) -> set[str]:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+import numpy as np
 from pydantic import BaseModel, Field
 from rapidfuzz.fuzz import ratio
+from rapidfuzz.process import cdist
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
@@ -24,7 +27,9 @@ from agents.transcript import heard_as_names
 from agents.variants import resolve, variant_words
 from models.search import (
     Hit,
+    Named,
     another_of_its_kind,
+    catalogue_names,
     content_words,
     drugs_not_held,
     kind_said,
@@ -131,16 +136,35 @@ def _rivals(hits: list[Hit]) -> list[Product]:
 
 def _joined_name(db: Session, said: str) -> str | None:
     heard = re.findall(r"[a-z0-9']+", drugs_not_held(db, said).rest.lower())
-    windows = {"".join(heard[i : i + n]) for n in (2, 3) for i in range(len(heard) - n + 1)}
-    names = {
+    windows = [
         w
-        for product_name, active in db.exec(select(Product.name, Product.active_ingredient))
-        for w in re.findall(r"[a-z]+", f"{product_name} {active}".lower())
+        for w in {"".join(heard[i : i + n]) for n in (2, 3) for i in range(len(heard) - n + 1)}
         if len(w) >= 6
-    }
-    scored = [(ratio(w, n), n) for w in windows if len(w) >= 6 for n in names]
-    best = max(scored, default=(0.0, ""))
-    return best[1] if best[0] >= BRAND_SCORE else None
+    ]
+    names = _long_name_words(catalogue_names(db))
+    if not windows or not names:
+        return None
+    # Every window against every word at once, in rapidfuzz's C++: a long line is a
+    # hundred windows against a hundred and fifty words. Of words found equally close,
+    # the last in order, as the pairs' `max` chose before.
+    closest = cdist(windows, names, scorer=ratio, dtype=np.float64).max(axis=0)
+    if closest.max() < BRAND_SCORE:
+        return None
+    return names[int(np.flatnonzero(closest == closest.max())[-1])]
+
+
+@lru_cache(maxsize=8)
+def _long_name_words(rows: tuple[Named, ...]) -> tuple[str, ...]:
+    return tuple(
+        sorted(
+            {
+                w
+                for row in rows
+                for w in re.findall(r"[a-z]+", f"{row.name} {row.active_ingredient}".lower())
+                if len(w) >= 6
+            }
+        )
+    )
 
 
 def ingredient(product: Product) -> str:
@@ -166,45 +190,52 @@ def brand_family(db: Session, name: str) -> list[Product]:
     said = {w for w in said if len(w) >= 5}
     if not said:
         return []
-    # The keyword columns only: whole rows are loaded for the brand's products alone (a
-    # turn may ask this a dozen times; every row each time cost more than the matching).
+    brands = [
+        found
+        for word, found, greeting in _brand_words(catalogue_names(db))
+        if word.replace("-", "") in said
+        or word.removesuffix("s") in said  # "a sachet"
+        # A greeting's pair is said as it is: matched loosely, "morning, i'm after ..."
+        # was "morningafter", and a caller after fibre was offered the pill.
+        or not greeting
+        and any(len(w) >= 7 and ratio(word, w) >= BRAND_SCORE for w in said)
+    ]
+    if not brands:
+        return []
+    rarest = min(brands, key=len)
+    skus = [sku for sku, _ in sorted(rarest, key=lambda row: len(row[1]))]
+    rows = {p.sku: p for p in db.exec(select(Product).where(col(Product.sku).in_(skus)))}
+    return [rows[sku] for sku in skus]
+
+
+@lru_cache(maxsize=8)
+def _brand_words(
+    rows: tuple[Named, ...],
+) -> tuple[tuple[str, tuple[tuple[str, str], ...], bool], ...]:
+    """The keywords that may be brands, each with its products (sku, name) and whether
+    it is a greeting's pair ("morningafter"): a keyword in a few products of one
+    ingredient, and in no other drug's name. Built once per catalogue, not per ask."""
     holders: dict[str, list[tuple[str, str, str]]] = {}
     # A word in the names of several drugs is what they are, not a brand: "cream" is a
     # keyword of one cream, and the form of seven more.
     named: dict[str, set[str]] = {}
     greeted: set[str] = set()
-    for sku, product_name, active, keywords in db.exec(
-        select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
-    ):
-        for word in product_name.lower().split():
-            named.setdefault(word, set()).add(_first_ingredient(active))
-        words = keywords.lower().split()
+    for row in rows:
+        for word in row.name.lower().split():
+            named.setdefault(word, set()).add(_first_ingredient(row.active_ingredient))
+        words = row.keywords.lower().split()
         pairs = {a + b for a, b in zip(words, words[1:], strict=False) if a in _GREETINGS}
         greeted |= pairs
         for word in {w for w in words if w not in _GREETINGS} | pairs:
             if len(word) >= 5:
-                holders.setdefault(word, []).append((sku, product_name, active))
-    brands: list[list[tuple[str, str, str]]] = [
-        found
+                holders.setdefault(word, []).append((row.sku, row.name, row.active_ingredient))
+    return tuple(
+        (word, tuple((sku, name) for sku, name, _ in found), word in greeted)
         for word, found in holders.items()
         if len(found) <= 4
         and len(named.get(word, ())) <= 1
         and len({_first_ingredient(active) for _, _, active in found}) == 1
-        and (
-            word.replace("-", "") in said
-            or word.removesuffix("s") in said  # "a sachet"
-            # A greeting's pair is said as it is: matched loosely, "morning, i'm after
-            # ..." was "morningafter", and a caller after fibre was offered the pill.
-            or word not in greeted
-            and any(len(w) >= 7 and ratio(word, w) >= BRAND_SCORE for w in said)
-        )
-    ]
-    if not brands:
-        return []
-    rarest = min(brands, key=len)
-    skus = [sku for sku, _, _ in sorted(rarest, key=lambda row: len(row[1]))]
-    rows = {p.sku: p for p in db.exec(select(Product).where(col(Product.sku).in_(skus)))}
-    return [rows[sku] for sku in skus]
+    )
 
 
 def choose_product(
@@ -262,17 +293,19 @@ def several_products(db: Session, said: str) -> list[Wanted]:
 
     Items of one ingredient ("paracetamol, the 32 pack, three boxes of those") are one
     product and its variant, said in pieces: one item, resolved from the whole sentence."""
-    names = [p.name for p in db.exec(select(Product)).all()]
-    items = split_items(said, names)
+    items = split_items(said, [row.name for row in catalogue_names(db)])
     if len(items) < 2:
         return []
-    firsts = [
-        found[0]
-        for item in items
-        if (found := family(db, item.words) or brand_family(db, item.words))
-    ]
-    if len({p.sku for p in firsts}) > 1 and len({ingredient(p) for p in firsts}) > 1:
-        return items
+    skus: set[str] = set()
+    ingredients: set[str] = set()
+    for item in items:
+        found = family(db, item.words) or brand_family(db, item.words)
+        if found:
+            skus.add(found[0].sku)
+            ingredients.add(ingredient(found[0]))
+        # Two products of two drugs settle it: the items after them are not searched.
+        if len(skus) > 1 and len(ingredients) > 1:
+            return items
     return []
 
 

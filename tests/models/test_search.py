@@ -132,7 +132,7 @@ def test_a_brand_is_one_drugs_keyword_that_no_dictionary_holds(db) -> None:
         rows = s.exec(
             select(Product.sku, Product.name, Product.active_ingredient, Product.keywords)
         ).all()
-        brands = search._brands(tuple(search._Named(*row) for row in rows))
+        brands = search._brands(tuple(search.Named(*row) for row in rows))
         hits = search_products(s, "I need Vexof netting for hay fever, the strong one.", limit=3)
     assert "piriton" in brands["CHLOR4-28"] and "zyrtec" in brands["CET10-30"]
     assert "nurofen" in brands["IBU200-24"]  # several packs, one drug
