@@ -57,6 +57,16 @@ _NOT_YES = re.compile(
     re.IGNORECASE,
 )
 
+# Asking for something to be ordered, beside a question about it ("do you sell X and Y,
+# I'll take both"); not "do you have both in stock".
+ORDERING = re.compile(
+    r"\b(?:i'll|i will|ill|we'll|i'd|id|i would|we'd) (?:take|have|like|get|grab)\b|"
+    r"\b(?:can|could|may) (?:i|we) (?:get|have|order|buy|grab)\b|\b(?:order|add|put|stick|"
+    r"buy|purchase|reserve|put aside|set aside)\b|\bi (?:want|need)\b(?! to)|\bone of each\b|"
+    r"\bboth (?:please|of them please|then)\b",
+    re.IGNORECASE,
+)
+
 
 def is_number_word(word: str) -> bool:
     return word.lower() in _NUMBERS or word.isdigit()

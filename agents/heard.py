@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import re
 
-from agents.guards import NUMBER_WORDS, is_clear_yes, is_number_word, stated_quantity
+from agents.guards import (
+    NUMBER_WORDS,
+    ORDERING,
+    is_clear_yes,
+    is_number_word,
+    stated_quantity,
+)
 from models.search import content_words
 
 WHICH = "Which one would you like?"
@@ -47,6 +53,30 @@ PRICE = re.compile(
     r"(?:is|are) (?:that|it|they|those) (?:loads|much|a lot|way|any) (?:more|dearer|cheaper))\b",
     re.IGNORECASE,
 )
+
+
+# Putting off what was offered: "I'll have a think about it", "not right now", "I'll pop
+# in instead". Read only where a product was just offered.
+_PUT_OFF = re.compile(
+    r"\b(?:no,? thanks?|no,? thank you|not (?:right )?now|not today|not for now|"
+    r"(?:have|had) a think|think (?:about|on) it|maybe (?:later|another time|next time)|"
+    r"another time|next time|(?:i'?ll|i will|we'?ll) (?:call|ring|phone|pop|come|drop|get) "
+    r"(?:back|in|round|by|it later)|i'?ll leave it|leave it for now)\b",
+    re.IGNORECASE,
+)
+PUT_OFF_REPLY = "No problem. Is there anything else I can help you with?"
+
+
+def puts_off(said: str) -> bool:
+    return _PUT_OFF.search(said) is not None
+
+
+def asks_price_only(said: str) -> bool:
+    """A price asked, and nothing asked to be ordered: "how much are the pregnancy
+    tests, is it two in a box" was ordered a pack. Not "how much is it, I'll take two"."""
+    return PRICE.search(said) is not None and ORDERING.search(said) is None
+
+
 # Asking to hear the order: the read-back, said by code.
 READ_BACK = re.compile(
     r"\bread (?:it|that|them|the order|my order|everything|it all)(?: all)? back\b"
@@ -83,8 +113,36 @@ def confirms_name(said: str) -> bool:
 
 def takes_offer(said: str) -> bool:
     """A yes to the one product just offered, naming nothing else: "yep, that one", "go
-    on then", "yes please, two"."""
-    return (is_clear_yes(said) or confirms_name(said)) and refers_to_offer(said)
+    on then", "yes please, two"; or taking it in the caller's own words with no yes in
+    them: "I'll have two", "brilliant, two packs please", not a question ("how much
+    would two be") nor "I'd like to think about it"."""
+    if not refers_to_offer(said):
+        return False
+    if is_clear_yes(said) or confirms_name(said):
+        return True
+    # A count with nothing else ("two please", "brilliant, two packs"); "that one" is
+    # which, not how many.
+    words = re.findall(r"[a-z0-9']+", _WHICH_ONE.sub(" ", said.lower()))
+    counted = any(is_number_word(w) for w in words) and all(
+        w in _ANSWER_WORDS or is_number_word(w) for w in content_words(said)
+    )
+    return bool(_TAKES.search(said) or counted) and not _ASKS.search(said)
+
+
+_TAKES = re.compile(
+    r"\b(?:i'?ll|i will|i'?d|i would|we'?ll|let me|can i|could i|may i)\s+"
+    r"(?:take|have(?! to| a (?:think|look|word|chat))|get|grab|go for"
+    r"|like(?! to (?!order|buy|get|have|take)))\b"
+    r"|\b(?:i want|i need|give me|put me down for)\s+(?:\d+|one|two|three|four|five|six|a|an|"
+    r"it|that|them|those|some)\b",
+    re.IGNORECASE,
+)
+_WHICH_ONE = re.compile(r"\b(?:that|this|the|which|other|each) one\b")
+_ASKS = re.compile(
+    r"\b(?:how|what|when|where|why|which|who|whether|if|could you|can you|would you|will you|"
+    r"do you|does|is there|are there|tell me)\b",
+    re.IGNORECASE,
+)
 
 
 def offered(last_reply: str) -> list[str]:
@@ -103,12 +161,15 @@ def offered(last_reply: str) -> list[str]:
 
 _ANSWER_WORDS = frozenset(
     "yes yeah yep yup sure ok okay please thanks thank great lovely perfect fine go ahead "
-    "box boxes pack packs packet packets bottle bottles tube tubes one ones just then".split()
+    "box boxes pack packs packet packets bottle bottles tube tubes tub tubs one ones just "
+    "then right alright brilliant cheers fab fantastic smashing grand cool awesome "
+    "excellent wonderful super marvellous nice good ace ta take have get grab put down".split()
 )
 _ANAPHOR = re.compile(r"\b(?:that|it|those|them|this|these|that one|the one)\b", re.IGNORECASE)
 _REFUSE = re.compile(
     r"\b(?:no|not|don'?t|never|nothing|else|other|instead|what about|how about|is it|is that|"
-    r"are they|does it|do they|would it)\b|\?",
+    r"are they|does it|do they|would it|think about|have a think|maybe|(?<!for )later|next time|"
+    r"another time|bye)\b|\?",
     re.IGNORECASE,
 )
 

@@ -49,6 +49,11 @@ _LEAD = re.compile(
     r"(?:some|any|also|please)?\s*"
 )
 _NOT = re.compile(r"(?:but )?(?:not|no|rather than|instead of|apart from)\b")
+# What follows inside an item is what the caller does not want: "aspirin, the normal
+# ones not the low dose" ordered the low-dose aspirin beside the normal.
+_NOT_INSIDE = re.compile(r"\s*\b(?:but )?(?:not|rather than|instead of|apart from)\b.*$")
+# An item that only describes: "the 200s", "the factor 50", "those ones".
+_DESCRIBES = re.compile(r"^(?:the|those|that|these)\b")
 _TAIL = re.compile(r"\s*\b(?:please|thanks|thank you|as well|too|for me|then)\s*$")
 # Between items: "and", "also", "plus", "as well as", "and then", commas, full stops.
 _BETWEEN = re.compile(
@@ -79,6 +84,7 @@ def _item(chunk: str) -> Wanted | None:
     chunk = _TAIL.sub("", _LEAD.sub("", chunk.strip(), count=1)).strip()
     if _NOT.match(chunk):
         return None  # "the rub on kind, not tablets": what the caller does not want
+    chunk = _NOT_INSIDE.sub("", chunk)
     quantity = None
     match = _QUANTITY.match(chunk)
     # "32 paracetamol" names the pack of 32 (at most 12 packs are ever asked for), and
@@ -120,10 +126,16 @@ def split_items(said: str, names: Sequence[str] = ()) -> list[Wanted]:
     text = _FILLERS.sub(" ", said.lower().replace("\u2019", "'"))
     text = " ".join(_protect(" ".join(text.split()), names).split())
     each = _EACH.search(text)
+    in_names = {w for name in names for w in re.findall(r"[a-z0-9']+", name.lower())}
     items: list[Wanted] = []
     for chunk in _BETWEEN.split(_EACH.sub(" ", text) if each else text):
         item = _item(chunk)
         if item is None:
+            continue
+        if items and item.quantity is None and _describes_the_last(item.words, in_names):
+            # "ibuprofen, the 200s", "sun cream, the factor 50, two bottles": said of the
+            # item before, not an item of its own ("I couldn't find the 200s").
+            items[-1] = Wanted(f"{items[-1].words} {item.words}", items[-1].quantity)
             continue
         if not item.words:
             # "paracetamol, two boxes": a quantity alone belongs to the item before it.
@@ -141,6 +153,13 @@ def split_items(said: str, names: Sequence[str] = ()) -> list[Wanted]:
         n = each.group("n")
         items = [Wanted(i.words, i.quantity or (_number(n) if n else None)) for i in items]
     return items
+
+
+def _describes_the_last(words: str, in_names: set[str]) -> bool:
+    """Words that point ("the ...") and name nothing a product's name holds: "the 200s",
+    "the normal ones". Not "the ibuprofen gel", nor "the aloe vera one"."""
+    said = content_words(words)
+    return bool(_DESCRIBES.match(words)) and bool(said) and not in_names.intersection(said)
 
 
 def _is_variant(words: str) -> bool:

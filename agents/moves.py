@@ -35,11 +35,11 @@ _N = rf"(?P<n>{_COUNT})"
 _UNITS = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|ones?|of (?:those|them|these|it))"
 
 # "make that three", "change it to 2", "actually three boxes", "three instead", "no, two",
-# "make it just the one", "two tubes of the gel instead".
+# "make it just the one", "two tubes of the gel instead", "I meant two packs not three".
 _SET = re.compile(
     rf"\b(?:make (?:that|it|those|them|the \w+)(?: \w+)?|"
     rf"(?:change|increase|raise|bump|bring|put) (?:\w+ ){{1,3}}?to|"
-    rf"actually(?: make (?:it|that))?|no,?|wait,?|sorry,?|just|only)"
+    rf"actually(?: make (?:it|that))?|no,?|wait,?|sorry,?|just|only|(?:i )?meant|i said)"
     rf"\s+(?:it\s+)?(?:just |only )?(?:the )?{_N}\b"
     rf"|\b(?P<m>{_COUNT})\s+(?:{_UNITS}\s+)?(?:of (?:the |those )?\w+(?: \w+)?\s+)?instead\b",
     re.IGNORECASE,

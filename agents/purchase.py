@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agents.guards import NUMBER_WORDS, is_number_word
+from agents.guards import NUMBER_WORDS, ORDERING, is_number_word
 from agents.moves import TALK, clean
 
 
@@ -60,7 +60,7 @@ def asks_what_is_stocked(said: str, counted: bool) -> bool:
         not counted
         and _STOCK_QUESTION.search(text) is not None
         # On the words as said: cleaned, "both please" is "both".
-        and _ORDERING.search(said.lower()) is None
+        and ORDERING.search(said.lower()) is None
     )
 
 
@@ -69,13 +69,6 @@ _STOCK_QUESTION = re.compile(
     r"\b(?:do|does|did) (?:you|ya|u|the shop)(?: guys| lot| all)? (?:have|sell|stock|carry|"
     r"do|keep|get|got)\b|\bhave (?:you|ya) (?:got|any)\b|\bgot any\b|\bis there any\b|"
     r"\bare there any\b|\bany chance (?:you|ya)\b|\bdo you know if you\b"
-)
-# Asking for it to be ordered, beside such a question; not "do you have both in stock".
-_ORDERING = re.compile(
-    r"\b(?:i'll|i will|ill|we'll|i'd|id|i would|we'd) (?:take|have|like|get|grab)\b|"
-    r"\b(?:can|could|may) (?:i|we) (?:get|have|order|buy|grab)\b|\b(?:order|add|put|stick|"
-    r"buy|purchase|reserve|put aside|set aside)\b|\bi (?:want|need)\b(?! to)|\bone of each\b|"
-    r"\bboth (?:please|of them please|then)\b"
 )
 
 # Past this many packs in all, a request to buy is read for safety as before: "can I get

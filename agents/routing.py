@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from agents.guards import is_number_word, stated_quantity
+from agents.heard import asks_price_only
 from models.search import content_words
 from swarm import RoutedCall, RoutedReply
 
@@ -50,9 +51,12 @@ COURTESY_WORDS = (
 HOW_WORDS = "I'm an automated assistant, and very well, thank you. " + MENU
 
 # The sales agent's plainest intents, the same words the scripted provider answers.
+# With a word between, as callers say it: "that's definitely everything", "that'll be
+# everything", "that's me done".
 DONE = (
-    r"\b(that'?s (all|it|everything|the lot)|that'?ll (be all|be it|do)|nothing else|i'?m done|"
-    r"read it back|what'?s the total)\b"
+    r"\b(that'?s (?:(?:definitely|really|honestly|probably|just|about|all) )?(all|it|everything|"
+    r"the lot)|that'?ll (be (?:all|it|everything)|do)|that is (all|it|everything)|nothing else|"
+    r"(?:i'?m|i am|that'?s me|we'?re) (?:all )?done|read it back|what'?s the total)\b"
 )
 CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
 _DONE = re.compile(DONE, re.IGNORECASE)
@@ -96,7 +100,8 @@ def sales_router(said: str) -> RoutedCall | RoutedReply | None:
         return RoutedCall("cancel_order")
     quantity = stated_quantity(said)
     named = [w for w in content_words(said) if w not in CHATTER and not is_number_word(w)]
-    if quantity is not None and named:
+    # "How much are the pregnancy tests, is it two in a box?" asks, and orders nothing.
+    if quantity is not None and named and not asks_price_only(said):
         return RoutedCall("add_to_order", {"product": said, "quantity": quantity})
     return None
 

@@ -317,6 +317,12 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         picked = await _picked(pharmacy, session, said, offered)
         if picked is not None:
             return picked
+    if offered and heard.puts_off(said):
+        if not await named.any():
+            # "ok thanks, I'll have a think about it, bye": nothing is ordered.
+            if re.search(r"\b(?:bye|goodbye|cheerio)\b", said, re.IGNORECASE):
+                return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
+            return RoutedReply(heard.PUT_OFF_REPLY)
     if len(offered) == 1 and last.endswith(heard.ORDER_IT) and heard.takes_offer(said):
         # A yes to "would you like to order it?", in the caller's words ("yep, that one",
         # "go on then", "yeah that's it"): measured, the model missed those and the

@@ -107,6 +107,14 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
     shop = pharmacy(ctx)
     said = await ctx.session.get_last_user_message() or ""
     offered = await ctx.session.get_last_assistant_message() or ""
+    if heard.puts_off(said) and not grounded(params.product, said):
+        # "I'll have a think about it" after an offer: the model's add is not consent.
+        log.info("add_refused_put_off client_id=%s", ctx.client_id)
+        return heard.PUT_OFF_REPLY
+    if heard.asks_price_only(said):
+        # Consent is code: a price asked is answered, whatever a model made of it.
+        log.info("add_refused_price_asked client_id=%s", ctx.client_id)
+        return await search_words(ctx, said)
     items = await shop.run(lambda db: several_products(db, said))
     if items:
         # "One of X and one of Y": every item is taken, none dropped without a word.

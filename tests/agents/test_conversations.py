@@ -211,17 +211,18 @@ def model_adds_once(shop: Services, *, quantity: int) -> None:
 
 async def test_a_quantity_the_caller_never_said_becomes_one_pack(shop: Services) -> None:
     """The embedded model took "24" from "pack of 24" (docs/bench.md). The answers are
-    ones the model is asked about: a plain yes to an offer is taken by the screen."""
+    ones the model is asked about: a yes to an offer ("I'd like it") is taken by the
+    screen."""
     await talk(shop, "q", "I need ibuprofen")
     model_adds_once(shop, quantity=24)
-    await talk(shop, "q", "I'd like it")
+    await talk(shop, "q", "I'll order it")
     [(order, lines)] = orders_of(shop, "q")
     assert [(line.sku, line.quantity) for line in lines] == [("IBU200-24", 1)]
     # A number the caller did say, a message earlier, stands.
     await talk(shop, "q2", "I need ibuprofen")
     await shop.engine.session("q2", shop.swarm).commit_user_message("three boxes of it")
     model_adds_once(shop, quantity=3)
-    await talk(shop, "q2", "I'd like that")
+    await talk(shop, "q2", "I'll order that")
     [(order, lines)] = orders_of(shop, "q2")
     assert [line.quantity for line in lines] == [3]
 

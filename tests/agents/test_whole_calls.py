@@ -1,0 +1,111 @@
+"""What whole calls written by someone who read no code found (benchmarks/whole_calls.py,
+benchmarks/data/calls_blind1.yaml): each failed on the code before, on the scripted
+provider with the real pharmacy (routers, screen, tools, SQLite)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import heard
+from callswarm.app import Services
+
+from .test_calls_nobody_scripted import _model_calls, lines_of
+from .test_conversations import talk
+
+
+@pytest.mark.parametrize(
+    ("taken", "packs"),
+    [
+        ("right, I'll take one pack then", 1),
+        ("brilliant, two packs please", 2),
+        ("sure, put me down for one", 1),
+        ("two please", 2),
+    ],
+)
+async def test_an_offer_taken_in_the_callers_own_words(
+    shop: Services, taken: str, packs: int
+) -> None:
+    """No yes in them: they were searched as a product ("I can't find anything for
+    brilliant, two packs please")."""
+    replies = await talk(shop, "c", "have you got the travel sickness tablets in stock", taken)
+    assert replies[0].endswith(heard.ORDER_IT), replies
+    assert lines_of(shop, "c") == [("pending", "CINN-15", packs, packs * 379)], replies
+
+
+@pytest.mark.parametrize(
+    "put_off",
+    ["not right now thanks", "I'll have a think about it", "maybe next time", "I'll pop in later"],
+)
+async def test_an_offer_put_off_orders_nothing(shop: Services, put_off: str) -> None:
+    replies = await talk(shop, "c", "have you got plasters", put_off)
+    assert replies[1] == heard.PUT_OFF_REPLY, replies
+    assert lines_of(shop, "c") == []
+
+
+async def test_a_goodbye_with_the_put_off_ends_the_call(shop: Services) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "hi, how much are the pregnancy tests, and is it two in a box",
+        "ok thanks, I'll have a think about it, bye",
+    )
+    assert "7 dollars 99" in replies[0] and "added" not in replies[0], replies
+    assert "Goodbye" in replies[1], replies
+    assert lines_of(shop, "c") == []
+
+
+async def test_a_put_off_after_a_list_is_not_an_order(shop: Services) -> None:
+    replies = await talk(shop, "c", "I need something for hay fever", "I'll have a think about it")
+    assert heard.WHICH in replies[0], replies
+    assert replies[1] == heard.PUT_OFF_REPLY, replies
+    assert lines_of(shop, "c") == []
+
+
+async def test_a_model_adding_what_was_put_off_adds_nothing(shop: Services) -> None:
+    """Consent is code: a model that orders on "I'll have a think" (the scripted rules
+    add on "I'll have") is refused by the order tool, whatever the screen let through."""
+    await talk(shop, "c", "have you got plasters")
+    _model_calls(shop, "add_to_order", {"product": "Fabric Plasters", "quantity": 1})
+    # A product named in it: the screen leaves the line to the model.
+    [reply] = await talk(shop, "c", "I'll have a think, I might get ibuprofen gel instead")
+    assert reply == heard.PUT_OFF_REPLY, reply
+    assert lines_of(shop, "c") == []
+
+
+async def test_items_described_after_their_name_are_that_item(shop: Services) -> None:
+    """ "the 200s" was an item of its own ("I couldn't find the 200s"), and "the normal
+    ones not the low dose" ordered the low-dose aspirin beside the normal one."""
+    reply = await talk(
+        shop,
+        "c",
+        "morning, erm, two packs of ibuprofin, the 200s, and a pack of aspirin, "
+        "the normal ones not the low dose",
+    )
+    assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == [
+        ("ASP300-32", 1),
+        ("IBU200-24", 2),
+    ], reply
+    assert "couldn't find" not in reply[0], reply
+
+
+async def test_done_said_with_a_word_between_reads_the_order_back(shop: Services) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "can I have one pack of the omeprazole please",
+        "right that's definitely everything",
+    )
+    assert replies[1].endswith("Shall I place the order?"), replies
+
+
+async def test_a_count_corrected_at_the_read_back(shop: Services) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "hi can I order three packs of the zinc tablets",
+        "that's all",
+        "no sorry, I meant two packs not three",
+        "that's everything",
+        "yes that's right",
+    )
+    assert lines_of(shop, "c") == [("confirmed", "ZINC-30", 2, 2 * 449)], replies
