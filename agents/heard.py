@@ -23,6 +23,8 @@ from models.search import content_words
 
 WHICH = "Which one would you like?"
 ORDER_IT = "Would you like to order it?"
+# How the order tool opens when it added a line.
+ADDED = "I've added"
 # A product found by a guess (a near sound, the start of a word) is asked about first.
 _DID_YOU_SAY = "Sorry, did you say "
 _ASKED = re.compile(re.escape(_DID_YOU_SAY) + r"(?P<name>[^?]+)\?\s*$")
@@ -69,6 +71,33 @@ PUT_OFF_REPLY = "No problem. Is there anything else I can help you with?"
 
 def puts_off(said: str) -> bool:
     return _PUT_OFF.search(said) is not None
+
+
+# What points at the one product just offered, in a line that also names another: "one
+# tub of that and one of the fish oil", "one please. and a pack of the sudafed".
+_POINTS = re.compile(
+    r"\bof (?:that|this|it|those|them)(?: ones?)?\b(?!')|\b(?:that|this) one\b", re.IGNORECASE
+)
+_COUNT_FIRST = re.compile(
+    r"^(?P<lead>\W*(?:(?:yes|yeah|yep|ok|okay|go on|go on then|right|sure|please)\W+)*"
+    r"(?:just )?(?:\d+|one|two|three|four|five|six|a couple|a pair))(?P<rest>[^,.;!?]*?)"
+    r"(?=\W*(?:please)?\s*(?:[,.;!?]|\band\b))",
+    re.IGNORECASE,
+)
+
+
+def naming_the_offer(said: str, offered: str) -> str:
+    """`said` with the words that point at the product just offered replaced by its
+    name, so its items can be told apart: measured before, "one tub of that and one of
+    the fish oil" after Vitamin D3 was offered ordered the fish oil alone."""
+    pointing = _POINTS.search(said)
+    if pointing is not None:
+        named = f"of {offered}" if pointing.group(0).lower().startswith("of ") else offered
+        return f"{said[: pointing.start()]}{named}{said[pointing.end() :]}"
+    counted = _COUNT_FIRST.match(said)
+    if counted is not None and not content_words(counted.group("rest")):
+        return f"{said[: counted.end('rest')]} of {offered}{said[counted.end('rest') :]}"
+    return said
 
 
 def asks_price_only(said: str) -> bool:
@@ -163,7 +192,8 @@ _ANSWER_WORDS = frozenset(
     "yes yeah yep yup sure ok okay please thanks thank great lovely perfect fine go ahead "
     "box boxes pack packs packet packets bottle bottles tube tubes tub tubs one ones just "
     "then right alright brilliant cheers fab fantastic smashing grand cool awesome "
-    "excellent wonderful super marvellous nice good ace ta take have get grab put down".split()
+    "excellent wonderful super marvellous nice good ace ta take have get grab put down "
+    "god gosh jeez blimey crikey wow oh ah well fine sweet bonza".split()
 )
 _ANAPHOR = re.compile(r"\b(?:that|it|those|them|this|these|that one|the one)\b", re.IGNORECASE)
 _REFUSE = re.compile(

@@ -156,6 +156,58 @@ _SWAP = re.compile(
     re.IGNORECASE,
 )
 
+# A new product for a line the caller does not name: "can I have the herbal one
+# instead", "please change to the chesty one", "make it the bigger pack instead, the
+# thirty twos". Measured before: each was added beside the line it was meant to replace.
+_INSTEAD = re.compile(
+    r"\b(?:change|switch|swap)(?: it| that| them| this| over)? (?:to|for) (?:the |a |an )?"
+    r"(?P<to>[^,.;!?]+)"
+    r"|(?:^|[,.;!?]\s*)(?P<lead>[^,.;!?]*?)\binstead\b(?! of)",
+    re.IGNORECASE,
+)
+# How a request opens, before the product it names.
+_OPENING = re.compile(
+    rf"^(?:\W*(?:actually|no|sorry|oh|hmm+|um+|erm|well|right|ok|okay|you know what|"
+    rf"on second thoughts?|wait|and|so|but|please|what|what about|how about)\b)*\W*(?:{_WANT}|do you have|have you got|"
+    rf"i'?ll go for|let'?s (?:have|do)|(?:can|could) you (?:do|give me))?\s*(?:the |a |an )?",
+    re.IGNORECASE,
+)
+_POINTING = re.compile(r"^(?:it|that|this|them|those|that one|this one)$", re.IGNORECASE)
+
+
+def _instead(text: str, lines: Sequence[LineView], other: bool) -> Swap | None:
+    """A swap whose line is implied: the one line of the order, or the line whose
+    product the new words are a variant of. None when several lines could be meant."""
+    found = _INSTEAD.search(text)
+    if found is None:
+        return None
+    new = (found.group("to") or _OPENING.sub("", found.group("lead") or "", count=1)).strip()
+    if not new or _POINTING.fullmatch(new):
+        # "do you have the allegra one instead, the fexofenadine, swap it for that": the
+        # sentence names what "that" is.
+        new = _INSTEAD.sub(" ", text).strip(" ,.")
+    if not new or named_line(new, lines) is not None:
+        return None
+    if other and len(lines) == 1:
+        return Swap(lines[0].name, new)
+    if _names_variant(new) and len(lines) == 1:
+        return Swap(lines[0].name, f"{new} {lines[0].name}")
+    return None
+
+
+# A count of what was just added, and nothing else: "three of those", "two of them please".
+_OF_THOSE = re.compile(
+    rf"^\W*(?:(?:actually|make (?:it|that)|oh|and|um+|erm)\W+)*(?:just |only )?{_N}"
+    r" (?:of (?:those|them|these|that|it)|(?:packs|boxes|bottles|tubes) of (?:those|them|these|that))"
+    r"(?:\W+(?:please|then|thanks|ta|actually))*\W*$",
+    re.IGNORECASE,
+)
+
+
+def count_of_those(said: str) -> int | None:
+    found = _OF_THOSE.match(clean(said))
+    return _count(found.group("n")) if found else None
+
 
 def _asked_for(before: str) -> bool:
     """The words before a swap's new item end in a request for it ("give me")."""
@@ -423,6 +475,9 @@ def order_move(
         old = next(g for g in swap.groups()[:6] if g)
         line = named_line(old, lines) or (lines[-1] if _IT.fullmatch(old) else None)
         new = swap.group("new")
+        if _POINTING.fullmatch(new.strip(" ,.!?")):
+            # "do you have the allegra one instead, the fexofenadine, swap it for that"
+            new = text[: swap.start()].strip(" ,.") or new
         if line is not None and named_line(new, lines) is None:
             if other:
                 return Swap(line.name, new)
@@ -438,6 +493,8 @@ def order_move(
                 # the line when it finds nothing, and says so. Not a reason or an
                 # errand ("I'll pay by card instead", "could I have the bag instead").
                 return Swap(line.name, new)
+    if swap is None and (implied := _instead(text, lines, other)) is not None:
+        return implied
     less = _LESS.search(text)
     if less:
         line = target or lines[-1]

@@ -52,11 +52,15 @@ HOW_WORDS = "I'm an automated assistant, and very well, thank you. " + MENU
 
 # The sales agent's plainest intents, the same words the scripted provider answers.
 # With a word between, as callers say it: "that's definitely everything", "that'll be
-# everything", "that's me done".
+# everything", "that's me done"; and regional ways of saying it, alone.
 DONE = (
     r"\b(that'?s (?:(?:definitely|really|honestly|probably|just|about|all) )?(all|it|everything|"
     r"the lot)|that'?ll (be (?:all|it|everything)|do)|that is (all|it|everything)|nothing else|"
     r"(?:i'?m|i am|that'?s me|we'?re) (?:all )?done|read it back|what'?s the total)\b"
+    # The whole answer to "anything else?": "no that's grand thanks", "that's me", "that
+    # is all only".
+    r"|^\W*(?:(?:no|nah|nope|naw|yeah|ok|okay|right)\W+)*(?:that'?s|that is) "
+    r"(?:grand|me|sound|all only|us)(?:\W+(?:thanks|thank you|ta|cheers|love|mate))*\W*$"
 )
 CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
 _DONE = re.compile(DONE, re.IGNORECASE)

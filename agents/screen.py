@@ -45,6 +45,7 @@ from agents.moves import (
     Remove,
     SetQuantity,
     Swap,
+    count_of_those,
     only_order_talk,
     order_move,
 )
@@ -335,7 +336,8 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     lacked = await _lacked(pharmacy, said)
     if lacked is not None:
         return lacked
-    items = await pharmacy.run(lambda db: several_products(db, said))
+    wording = heard.naming_the_offer(said, offered[0]) if len(offered) == 1 else said
+    items = await pharmacy.run(lambda db: several_products(db, wording))
     if items:
         counted = any(i.quantity is not None for i in items)
         # A question is answered, and nothing is ordered without being asked for; nor
@@ -462,7 +464,15 @@ async def _order_move(
     lines = tuple(sorted(view.lines, key=lambda line: line.name == asked))
     other = await pharmacy.run(lambda db: names_other(db, lines))
     answers = view.read_back_revision == view.revision and last.endswith(READ_BACK_QUESTION)
-    return order_move(said, lines, read_back_heard=answers, names_other=other)
+    move = order_move(said, lines, read_back_heard=answers, names_other=other)
+    count = count_of_those(said) if move is None and last.startswith(heard.ADDED) else None
+    if count is not None:
+        # "three of those" right after "I've added 1 pack of X": X's new total. Measured
+        # before: searched as a product ("What would you like?").
+        just_added = [line for line in lines if line.name in last]
+        if just_added:
+            return SetQuantity(max(just_added, key=lambda line: len(line.name)).name, count)
+    return move
 
 
 def _move_call(move: Move | None) -> RoutedCall | None:

@@ -115,13 +115,15 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         # Consent is code: a price asked is answered, whatever a model made of it.
         log.info("add_refused_price_asked client_id=%s", ctx.client_id)
         return await search_words(ctx, said)
-    items = await shop.run(lambda db: several_products(db, said))
+    just_offered = heard.offered(offered)
+    # "One tub of that and one of the fish oil": "that" is the product just offered.
+    wording = heard.naming_the_offer(said, just_offered[0]) if len(just_offered) == 1 else said
+    items = await shop.run(lambda db: several_products(db, wording))
     if items:
         # "One of X and one of Y": every item is taken, none dropped without a word.
         return await _add_several(ctx, items)
     # The product must come from what the caller said or was just offered; otherwise
     # the caller's own words decide, and words that name no product become a search.
-    just_offered = heard.offered(offered)
     if grounded(params.product, said):
         names = [params.product]
     elif grounded(params.product, offered) and (just_offered or heard.asked_how_many(offered)):
@@ -200,7 +202,7 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         else f"Your order is now {order_words(view, currency)}"
     )
     return (
-        f"I've added {line_words(added)}, at {money(added.unit_price_cents, currency)} each. "
+        f"{heard.ADDED} {line_words(added)}, at {money(added.unit_price_cents, currency)} each. "
         f"{total}. Anything else?"
     )
 
@@ -256,7 +258,7 @@ async def _add_several(ctx: ToolContext, items: list[Wanted]) -> str:
     if view is None:
         return did_you_say(guesses[0]) if guesses else await search_words(ctx, said)
     currency = shop.shop.currency
-    text = f"I've added {spoken_list(added)}. Your order is now {order_words(view, currency)}."
+    text = f"{heard.ADDED} {spoken_list(added)}. Your order is now {order_words(view, currency)}."
     for miss in missed:
         # A refusal is already a sentence for the caller; an unknown item is named.
         text += f" {miss}" if miss.endswith((".", "?")) else f" I couldn't find {miss}."

@@ -109,3 +109,82 @@ async def test_a_count_corrected_at_the_read_back(shop: Services) -> None:
         "yes that's right",
     )
     assert lines_of(shop, "c") == [("confirmed", "ZINC-30", 2, 2 * 449)], replies
+
+
+@pytest.mark.parametrize(
+    ("first", "instead", "now"),
+    [
+        (
+            "hi I want the nytol sleeping tablets, one pack",
+            "actually can I have the herbal one instead, the valerian, I'd rather go natural",
+            "MELAT-30",
+        ),
+        (
+            "i need cough syrup for dry cough, one bottle",
+            "sorry, it is chesty cough actually, please change to the chesty one",
+            "GUAI-150",
+        ),
+        (
+            "hiya can i get the loratadine, one box",
+            "actually hmm do you have the allegra one instead, the fexofenadine, swap it for that",
+            "FEX120-30",
+        ),
+    ],
+)
+async def test_a_product_wanted_instead_replaces_the_one_line(
+    shop: Services, first: str, instead: str, now: str
+) -> None:
+    """The line to replace is not named: it was added beside the one it replaced."""
+    replies = await talk(shop, "c", first, instead)
+    assert [sku for _, sku, _, _ in lines_of(shop, "c")] == [now], replies
+
+
+async def test_the_bigger_pack_instead_keeps_the_count(shop: Services) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "paracetamol please two packs of the normal ones",
+        "actually you know what make it the bigger pack instead, the thirty twos, still two",
+    )
+    assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == [("PAR500-32", 2)], replies
+
+
+async def test_a_count_of_what_was_just_added(shop: Services) -> None:
+    replies = await talk(
+        shop, "c", "hi yeah can i get tylenol, the big pack, the thirty two count", "three of those"
+    )
+    assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == [("PAR500-32", 3)], replies
+
+
+@pytest.mark.parametrize("done", ["no that's grand thanks", "that's me", "that is all only"])
+async def test_done_in_regional_words(shop: Services, done: str) -> None:
+    replies = await talk(shop, "c", "a box of plasters please", done)
+    assert replies[1].endswith("Shall I place the order?"), replies
+
+
+@pytest.mark.parametrize(
+    ("asked", "taken", "lines"),
+    [
+        (
+            "how much is the vitamin d",
+            "go on then, one tub of that and one of the fish oil",
+            [("OMEG-60", 1), ("VITD1000-90", 1)],
+        ),
+        (
+            "i need a nasal spray for a blocked nose, the otrivin one",
+            "one please. and a pack of the sudafed tablets",
+            [("PSE60-12", 1), ("XYLNAS-10", 1)],
+        ),
+        (
+            "do you have the head lice stuff in, the nit lotion",
+            "god ok, one bottle then",
+            [("HEADLICE-100", 1)],
+        ),
+    ],
+)
+async def test_the_offer_taken_with_another_product(
+    shop: Services, asked: str, taken: str, lines: list[tuple[str, int]]
+) -> None:
+    """Only the other product was ordered: "that" was the product just offered."""
+    replies = await talk(shop, "c", asked, taken)
+    assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == lines, replies
