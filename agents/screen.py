@@ -36,7 +36,7 @@ from sqlmodel import select
 
 from agents import dose_shape, heard, safety
 from agents.deps import Pharmacy
-from agents.guards import is_clear_yes, spoken_quantities
+from agents.guards import ORDERING, is_clear_yes, is_number_word, spoken_quantities
 from agents.moves import (
     READ_BACK_QUESTION,
     Confirm,
@@ -118,6 +118,10 @@ _BYE = re.compile(
     r"(?:\W+(?:then|now|bye|thanks|thank you|love|all|for now))*\W*$",
     re.IGNORECASE,
 )
+
+
+# A goodbye at the end of a longer line: "right, ok, I'll think about it, bye".
+_SAYS_BYE = re.compile(r"\b(?:bye|goodbye|bye bye|cheerio|see ya|see you)\W*$", re.IGNORECASE)
 
 
 def asks_for_person(said: str) -> bool:
@@ -294,7 +298,8 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     call = _move_call(move)
     if call is not None:
         return call
-    if _BYE.search(said) and not await pending.has_lines() and not await named.any():
+    goodbye = _BYE.search(said) or (heard.puts_off(said) and _SAYS_BYE.search(said))
+    if goodbye and not await pending.has_lines() and not await named.any():
         return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
     wanted = heard.asked_how_many(last)
     count = heard.answered_count(said, last, orders.MAX_QUANTITY_PER_LINE) if wanted else None
@@ -304,6 +309,12 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         return RoutedCall(tool, {"product": wanted, "quantity": count})
     at_sales = await session.get_agent_name() == SALES
     if at_sales and heard.PRICE.search(said) and not heard.READ_BACK.search(said):
+        price = await _price(pharmacy, said, heard.offered(last))
+        if price is not None:
+            return RoutedReply(price)
+    if at_sales and _AND_THE.match(said) and await _asked_price_before(session):
+        # "How much are the nicotine patches?" ... "and the gum": the same question of
+        # another product, or another form of it. Measured before: the gum was ordered.
         price = await _price(pharmacy, said, heard.offered(last))
         if price is not None:
             return RoutedReply(price)
@@ -321,7 +332,7 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     if offered and heard.puts_off(said):
         if not await named.any():
             # "ok thanks, I'll have a think about it, bye": nothing is ordered.
-            if re.search(r"\b(?:bye|goodbye|cheerio)\b", said, re.IGNORECASE):
+            if _SAYS_BYE.search(said):
                 return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
             return RoutedReply(heard.PUT_OFF_REPLY)
     if len(offered) == 1 and last.endswith(heard.ORDER_IT) and heard.takes_offer(said):
@@ -580,6 +591,24 @@ async def _count(session: SessionHandle, said: str) -> int:
 
     recent = await _pharmacy(session).run(counted)
     return recent[-1] if recent else 1
+
+
+# A question carried on to another product: "and the gum?", "what about the cetirizine".
+_AND_THE = re.compile(
+    r"^\W*(?:(?:jeez|gosh|ok|okay|right|hmm+|um+|oh|and)\W+)*"
+    r"(?:and|what about|how about)\s+(?:the |a |an |for )?(?P<what>[^,.;!?]+?)\W*$",
+    re.IGNORECASE,
+)
+
+
+async def _asked_price_before(session: SessionHandle) -> bool:
+    history = await session.get_user_history()
+    if len(history) < 2:
+        return False
+    said = history[-1].content
+    if ORDERING.search(said) or any(is_number_word(w) for w in said.lower().split()):
+        return False
+    return heard.PRICE.search(history[-2].content) is not None
 
 
 async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | None:

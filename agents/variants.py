@@ -82,6 +82,7 @@ _PACK = re.compile(
     r"\b(?:pack|packs|box|boxes|packet|packets|bottle)\s+of\s+(?P<a>\d+)\b"
     r"|(?:\b(?P<pre>the|a|that|those|these|with)\s+)?\b(?P<b>\d+)\s+"
     r"(?P<unit>pack|packs|tablets?|capsules?|caps|sachets?|patches|lozenges|pills?|count)\b"
+    r"|\bwith (?P<c>\d+) in (?:it|them|the (?:pack|box))\b"
 )
 # Words after a number that make it a quantity or an age, not a variant.
 _NOT_VARIANT_AFTER = frozenset(
@@ -169,11 +170,11 @@ def variant_words(said: str) -> VariantHints:
     strength = next((int(m.group("n")) for m in _STRENGTH.finditer(text)), None)
     pack_size = None
     for match in _PACK.finditer(text):
-        n = int(match.group("a") or match.group("b"))
+        n = int(match.group("a") or match.group("b") or match.group("c"))
         # "2 tablets" is a quantity; "the 16 tablets" and "32 tablets" are a pack.
         # "30 packs" is a quantity past the limit, which the order refuses by name.
         many = match.group("unit") == "packs" and not match.group("pre")
-        if (match.group("a") or match.group("pre") or n > 12) and not many:
+        if (match.group("a") or match.group("c") or match.group("pre") or n > 12) and not many:
             pack_size = n
             break
     bare = False
@@ -405,6 +406,10 @@ def _pack_check(direction: str, family: list[Product], plain: Product | None) ->
     sizes = [p.pack_size for p in same if (p.pack_size > reference.pack_size) == bigger]
     sizes = [n for n in sizes if n != reference.pack_size]
     target = (max if bigger else min)(sizes, default=None)
+    if target is None and any(p.pack_size != reference.pack_size for p in same):
+        # "The smaller pack" when the plain one is the smallest of its kind: that one.
+        # Measured before: no pack fitted, and the caller was asked which again.
+        target = reference.pack_size
     fits = {p.sku for p in same if p.pack_size == target}
     return lambda p: p.sku in fits
 

@@ -188,3 +188,31 @@ async def test_the_offer_taken_with_another_product(
     """Only the other product was ordered: "that" was the product just offered."""
     replies = await talk(shop, "c", asked, taken)
     assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == lines, replies
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "named"),
+    [
+        ("um hi how much are the nicotine patches", "jeez ok and the gum", "Nicotine Gum"),
+        ("hi how much is the fexofenadine", "and the cetirizine", "Cetirizine"),
+    ],
+)
+async def test_a_price_question_carried_on_to_another_product_orders_nothing(
+    shop: Services, first: str, then: str, named: str
+) -> None:
+    replies = await talk(shop, "c", first, then, "right, ok, i'll think about it, bye")
+    assert replies[1].startswith(f"We have {named},") and "dollars" in replies[1], replies
+    assert "Goodbye" in replies[2], replies
+    assert lines_of(shop, "c") == []
+
+
+async def test_the_smaller_pack_of_a_list_is_the_plain_one(shop: Services) -> None:
+    """The plain pack is the smallest: "the smaller pack" fitted none, and the caller
+    heard "I can't find that"."""
+    replies = await talk(
+        shop,
+        "c",
+        "hi there, do you guys carry tylenol",
+        "the regular adult tablets, the smaller pack with sixteen in it, I'll take two of those",
+    )
+    assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == [("PAR500-16", 2)], replies

@@ -145,6 +145,12 @@ class Watch:
             )
             return next(e for e in self.events if predicate(e))
 
+    async def count(self, predicate: Callable[[dict[str, Any]], bool], n: int) -> None:
+        async with self.changed:
+            await asyncio.wait_for(
+                self.changed.wait_for(lambda: sum(map(predicate, self.events)) >= n), 120
+            )
+
     def of(self, call_id: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e["call_id"] == call_id]
 
@@ -241,6 +247,11 @@ async def calls_spread_and_one_console_shows_them_all(
         listen = LISTEN_S if said is lines[-1] else BRIEF_S
         run = await phone(tts, tmp_path, dispatcher, "+15550301", said, listen)
         assert run.returncode == 0, run.output
+    # sipp is done when its BYE is answered; the gateway records the end after that. Its
+    # console event says it is recorded (a clean run once read the third call unended).
+    await console.count(
+        lambda e: e["kind"] == "call_ended" and e["client_id"] == "+15550301", len(lines)
+    )
     calls = calls_of(database_url, "+15550301")
     assert [c.ended_by for c in calls] == ["caller"] * 3
     where = [c.instance for c in calls]
