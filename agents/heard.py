@@ -62,26 +62,39 @@ PRICE = re.compile(
 _PUT_OFF = re.compile(
     r"\b(?:no,? thanks?|no,? thank you|not (?:right )?now|not today|not for now|"
     r"(?:have|had) a think|think (?:about|on) it|maybe (?:later|another time|next time)|"
-    r"another time|next time|(?:i'?ll|i will|we'?ll) (?:call|ring|phone|pop|come|drop|get) "
-    r"(?:back|in|round|by|it later)|i'?ll leave it|leave it for now)\b",
+    r"another time|next time|(?:i'?ll|i will|we'?ll) (?:call|ring|phone) back|"
+    r"(?:i'?ll|i will|we'?ll) (?:pop|come|drop) in (?:instead|later|another time)|"
+    r"i'?ll leave it|leave it for now)\b",
     re.IGNORECASE,
 )
+_OPENS_WITH_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|go on|go ahead|please)\b", re.I)
 PUT_OFF_REPLY = "No problem. Is there anything else I can help you with?"
 
 
 def puts_off(said: str) -> bool:
-    return _PUT_OFF.search(said) is not None
+    """Not "yes please, I'll pop in for it later", nor "yeah, no thank you to a receipt"."""
+    return _PUT_OFF.search(said) is not None and not _OPENS_WITH_YES.match(said)
 
 
 # What points at the one product just offered, in a line that also names another: "one
 # tub of that and one of the fish oil", "one please. and a pack of the sudafed".
 _POINTS = re.compile(
-    r"\bof (?:that|this|it|those|them)(?: ones?)?\b(?!')|\b(?:that|this) one\b", re.IGNORECASE
+    r"\b(?:\d+|one|two|three|four|five|six|a|an)(?: (?:box|boxes|pack|packs|packet|packets|"
+    r"bottle|bottles|tube|tubes|tub|tubs))? of (?P<it>that|this|it|those|them)(?: ones?)?\b(?!')",
+    re.IGNORECASE,
 )
 _COUNT_FIRST = re.compile(
     r"^(?P<lead>\W*(?:(?:yes|yeah|yep|ok|okay|go on|go on then|right|sure|please)\W+)*"
     r"(?:just )?(?:\d+|one|two|three|four|five|six|a couple|a pair))(?P<rest>[^,.;!?]*?)"
     r"(?=\W*(?:please)?\s*(?:[,.;!?]|\band\b))",
+    re.IGNORECASE,
+)
+# The clause after a bare count must ask for another item: "one please. and a pack of
+# the sudafed", not "two, I'm taking ibuprofen too".
+_ANOTHER_ITEM = re.compile(
+    r"^\W*(?:(?:please|thanks|ta)\W+)?(?:and|also|plus|as well as)?\W*"
+    r"(?:can i (?:get|have)|i'?ll (?:have|take)|i'?d like|"
+    r"give me)?\W*(?:a|an|one|two|three|four|five|some|\d+)\b",
     re.IGNORECASE,
 )
 
@@ -92,10 +105,13 @@ def naming_the_offer(said: str, offered: str) -> str:
     the fish oil" after Vitamin D3 was offered ordered the fish oil alone."""
     pointing = _POINTS.search(said)
     if pointing is not None:
-        named = f"of {offered}" if pointing.group(0).lower().startswith("of ") else offered
-        return f"{said[: pointing.start()]}{named}{said[pointing.end() :]}"
+        return f"{said[: pointing.start('it')]}{offered}{said[pointing.end() :]}"
     counted = _COUNT_FIRST.match(said)
-    if counted is not None and not content_words(counted.group("rest")):
+    if (
+        counted is not None
+        and not content_words(counted.group("rest"))
+        and _ANOTHER_ITEM.match(said[counted.end() :].lstrip(" ,.;!?"))
+    ):
         return f"{said[: counted.end('rest')]} of {offered}{said[counted.end('rest') :]}"
     return said
 
@@ -147,26 +163,31 @@ def takes_offer(said: str) -> bool:
     would two be") nor "I'd like to think about it"."""
     if not refers_to_offer(said):
         return False
-    if is_clear_yes(said) or confirms_name(said):
+    if is_clear_yes(said):
         return True
-    # A count with nothing else ("two please", "brilliant, two packs"); "that one" is
-    # which, not how many.
+    # "That one", "that's it", taking words or a count, and nothing else: "that one made
+    # me sick, can I get ibuprofen" takes nothing; "can I take two" may be a dose.
+    if not all(w in _ANSWER_WORDS or is_number_word(w) for w in content_words(said)):
+        return False
+    if _ASKS.search(said) or _A_DOSE.search(said):
+        return False
+    if confirms_name(said):
+        return True
     words = re.findall(r"[a-z0-9']+", _WHICH_ONE.sub(" ", said.lower()))
-    counted = any(is_number_word(w) for w in words) and all(
-        w in _ANSWER_WORDS or is_number_word(w) for w in content_words(said)
-    )
-    return bool(_TAKES.search(said) or counted) and not _ASKS.search(said)
+    return bool(_TAKES.search(said)) or any(is_number_word(w) for w in words)
 
 
 _TAKES = re.compile(
-    r"\b(?:i'?ll|i will|i'?d|i would|we'?ll|let me|can i|could i|may i)\s+"
-    r"(?:take|have(?! to| a (?:think|look|word|chat))|get|grab|go for"
-    r"|like(?! to (?!order|buy|get|have|take)))\b"
+    r"\b(?:(?:i'?ll|i will|we'?ll|i'?d|i would|let me)\s+(?:take|have(?! to| a (?:think|look|word|chat))"
+    r"|get|grab|go for|like(?! to (?!order|buy|get|have)))"
+    r"|(?:can|could|may) i\s+(?:have|get|grab))\b"
     r"|\b(?:i want|i need|give me|put me down for)\s+(?:\d+|one|two|three|four|five|six|a|an|"
     r"it|that|them|those|some)\b",
     re.IGNORECASE,
 )
 _WHICH_ONE = re.compile(r"\b(?:that|this|the|which|other|each) one\b")
+# "Take" not as in "I'll take": how many to take is a dose question.
+_A_DOSE = re.compile(r"(?<!i'll )(?<!ill )(?<!i will )(?<!we'll )\btake\b", re.IGNORECASE)
 _ASKS = re.compile(
     r"\b(?:how|what|when|where|why|which|who|whether|if|could you|can you|would you|will you|"
     r"do you|does|is there|are there|tell me)\b",
@@ -192,14 +213,14 @@ _ANSWER_WORDS = frozenset(
     "yes yeah yep yup sure ok okay please thanks thank great lovely perfect fine go ahead "
     "box boxes pack packs packet packets bottle bottles tube tubes tub tubs one ones just "
     "then right alright brilliant cheers fab fantastic smashing grand cool awesome "
-    "excellent wonderful super marvellous nice good ace ta take have get grab put down "
-    "god gosh jeez blimey crikey wow oh ah well fine sweet bonza".split()
+    "excellent wonderful super marvellous nice good ace ta put down "
+    "god gosh jeez blimey crikey wow oh ah well sweet bonza exactly indeed spot".split()
 )
 _ANAPHOR = re.compile(r"\b(?:that|it|those|them|this|these|that one|the one)\b", re.IGNORECASE)
 _REFUSE = re.compile(
     r"\b(?:no|not|don'?t|never|nothing|else|other|instead|what about|how about|is it|is that|"
     r"are they|does it|do they|would it|think about|have a think|maybe|(?<!for )later|next time|"
-    r"another time|bye)\b|\?",
+    r"another time|bye|but|if|from|elsewhere)\b|\?",
     re.IGNORECASE,
 )
 

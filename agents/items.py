@@ -60,6 +60,7 @@ _BETWEEN = re.compile(
     r"\s*(?:[,;.!?]+\s*(?:and\s+(?:then\s+|also\s+)?)?|\band then\b|\band also\b|\bas well as\b"
     r"|\balong with\b|\bplus\b|\balso\b|\band\b)\s*"
 )
+_COMMA = re.compile(r"\s*[,;]\s*")
 _EACH = re.compile(rf"\b(?P<n>{_NUMBER}) of each\b|\beach\b")
 _KEEP = "\x00"  # stands for an "and" inside a product's name while the sentence is split
 
@@ -120,19 +121,30 @@ def _names_product(item: Wanted) -> bool:
     return bool(content_words(item.words))
 
 
-def split_items(said: str, names: Sequence[str] = ()) -> list[Wanted]:
+def split_items(said: str, names: Sequence[str] = (), words: Sequence[str] = ()) -> list[Wanted]:
     """The items `said` asks for, in order; `names` are the catalogue's product names,
-    never split ("cold and flu relief" is one item). A sentence of one item is one."""
+    never split ("cold and flu relief" is one item), and `words` the other words it
+    names products by (ingredients, brands, keywords). A sentence of one item is one."""
     text = _FILLERS.sub(" ", said.lower().replace("\u2019", "'"))
     text = " ".join(_protect(" ".join(text.split()), names).split())
     each = _EACH.search(text)
-    in_names = {w for name in names for w in re.findall(r"[a-z0-9']+", name.lower())}
+    known = {w for name in (*names, *words) for w in re.findall(r"[a-z0-9']+", name.lower())}
     items: list[Wanted] = []
-    for chunk in _BETWEEN.split(_EACH.sub(" ", text) if each else text):
+    joined = _EACH.sub(" ", text) if each else text
+    parts = _BETWEEN.split(joined)
+    # Each chunk, and whether a comma alone came before it: "aspirin, the normal ones" is
+    # one item; "paracetamol and the piriton" two.
+    commas = [False] + [_COMMA.fullmatch(m.group(0)) is not None for m in _BETWEEN.finditer(joined)]
+    for chunk, after_comma in zip(parts, commas, strict=True):
         item = _item(chunk)
         if item is None:
             continue
-        if items and item.quantity is None and _describes_the_last(item.words, in_names):
+        if (
+            items
+            and after_comma
+            and item.quantity is None
+            and _describes_the_last(item.words, known)
+        ):
             # "ibuprofen, the 200s", "sun cream, the factor 50, two bottles": said of the
             # item before, not an item of its own ("I couldn't find the 200s").
             items[-1] = Wanted(f"{items[-1].words} {item.words}", items[-1].quantity)
@@ -155,11 +167,12 @@ def split_items(said: str, names: Sequence[str] = ()) -> list[Wanted]:
     return items
 
 
-def _describes_the_last(words: str, in_names: set[str]) -> bool:
-    """Words that point ("the ...") and name nothing a product's name holds: "the 200s",
-    "the normal ones". Not "the ibuprofen gel", nor "the aloe vera one"."""
+def _describes_the_last(words: str, known: set[str]) -> bool:
+    """Words that point ("the ...") and name nothing the catalogue names a product by:
+    "the 200s", "the normal ones". Not "the ibuprofen gel", "the piriton", nor "the
+    aloe vera one"."""
     said = content_words(words)
-    return bool(_DESCRIBES.match(words)) and bool(said) and not in_names.intersection(said)
+    return bool(_DESCRIBES.match(words)) and bool(said) and not known.intersection(said)
 
 
 def _is_variant(words: str) -> bool:

@@ -20,7 +20,7 @@ from rapidfuzz.fuzz import partial_ratio
 
 from agents.guards import DOSE_TALK, NUMBER_WORDS, is_clear_yes, is_number_word
 from agents.heard import READ_BACK
-from agents.routing import DONE
+from agents.routing import DONE_SAID_SO as DONE
 from agents.variants import variant_words
 from models.orders import LineView
 from models.search import content_words
@@ -39,7 +39,7 @@ _UNITS = r"(?:box(?:es)?|packs?|packets?|bottles?|tubes?|ones?|of (?:those|them|
 _SET = re.compile(
     rf"\b(?:make (?:that|it|those|them|the \w+)(?: \w+)?|"
     rf"(?:change|increase|raise|bump|bring|put) (?:\w+ ){{1,3}}?to|"
-    rf"actually(?: make (?:it|that))?|no,?|wait,?|sorry,?|just|only|(?:i )?meant|i said)"
+    rf"actually(?: make (?:it|that))?|no,?|wait,?|sorry,?|just|only|i meant|i said)"
     rf"\s+(?:it\s+)?(?:just |only )?(?:the )?{_N}\b"
     rf"|\b(?P<m>{_COUNT})\s+(?:{_UNITS}\s+)?(?:of (?:the |those )?\w+(?: \w+)?\s+)?instead\b",
     re.IGNORECASE,
@@ -173,15 +173,27 @@ _OPENING = re.compile(
     re.IGNORECASE,
 )
 _POINTING = re.compile(r"^(?:it|that|this|them|those|that one|this one)$", re.IGNORECASE)
+_NOT_A_REQUEST = re.compile(
+    r"\?|^\W*(?:(?:and|so|but|um+|erm|oh|well|ok|okay)\W+)?"
+    r"(?:should|is|are|would|does|do|can (?:she|he|they|it|you)|"
+    r"could (?:she|he|they|it|you)|will)\b|\b(?:from|at) (?:the )?(?:supermarket|shop|boots|"
+    r"chemist|pharmacy|another)",
+    re.IGNORECASE,
+)
 
 
 def _instead(text: str, lines: Sequence[LineView], other: bool) -> Swap | None:
     """A swap whose line is implied: the one line of the order, or the line whose
     product the new words are a variant of. None when several lines could be meant."""
     found = _INSTEAD.search(text)
-    if found is None:
+    if found is None or _NOT_A_REQUEST.search(text) or DOSE_TALK.search(text):
+        # "can I take ibuprofen instead?", "should she have the liquid instead": asked,
+        # not ordered; "I'll get it from the supermarket instead" is no swap.
         return None
-    new = (found.group("to") or _OPENING.sub("", found.group("lead") or "", count=1)).strip()
+    lead = found.group("lead")
+    if lead is not None and not re.search(_WANT, lead, re.IGNORECASE):
+        return None
+    new = (found.group("to") or _OPENING.sub("", lead or "", count=1)).strip()
     if not new or _POINTING.fullmatch(new):
         # "do you have the allegra one instead, the fexofenadine, swap it for that": the
         # sentence names what "that" is.
@@ -207,6 +219,17 @@ _OF_THOSE = re.compile(
 def count_of_those(said: str) -> int | None:
     found = _OF_THOSE.match(clean(said))
     return _count(found.group("n")) if found else None
+
+
+_ONE_ADDED = re.compile(r"^I've added (?P<what>[^,.;]+), at ")
+
+
+def just_added(last_reply: str, lines: Sequence[LineView]) -> LineView | None:
+    """The line a reply of one add named ("I've added 1 pack of X, at ..."); None after
+    several were added, or anything else."""
+    found = _ONE_ADDED.match(last_reply)
+    named = [line for line in lines if found and line.name in found.group("what")]
+    return max(named, key=lambda line: len(line.name)) if named else None
 
 
 def _asked_for(before: str) -> bool:
@@ -522,6 +545,6 @@ def order_move(
         return SetQuantity(line.name, 2 * line.quantity)
     # The last of several: "four's a bit silly, no, just make it two" means two.
     setting = next(reversed(list(_SET.finditer(text))), None)
-    if setting:
+    if setting and not DOSE_TALK.search(text):
         return SetQuantity(line.name, _count(setting.group("n") or setting.group("m")))
     return None

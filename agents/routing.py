@@ -56,14 +56,18 @@ HOW_WORDS = "I'm an automated assistant, and very well, thank you. " + MENU
 DONE = (
     r"\b(that'?s (?:(?:definitely|really|honestly|probably|just|about|all) )?(all|it|everything|"
     r"the lot)|that'?ll (be (?:all|it|everything)|do)|that is (all|it|everything)|nothing else|"
-    r"(?:i'?m|i am|that'?s me|we'?re) (?:all )?done|read it back|what'?s the total)\b"
-    # The whole answer to "anything else?": "no that's grand thanks", "that's me", "that
-    # is all only".
-    r"|^\W*(?:(?:no|nah|nope|naw|yeah|ok|okay|right)\W+)*(?:that'?s|that is) "
+    r"(?:i'?m|i am|that'?s me|we'?re) (?:all )?done(?! with| for)|read it back|"
+    r"what'?s the total)\b"
+)
+# The whole answer to "anything else?" in regional words: "no that's grand thanks",
+# "that's me", "that is all only". After an emergency's answer they may mean "I'm
+# fine", so the screen does not take them as moving on from it (`DONE` alone).
+DONE_SAID_SO = (
+    DONE + r"|^\W*(?:(?:no|nah|nope|naw|yeah|ok|okay|right)\W+)*(?:that'?s|that is) "
     r"(?:grand|me|sound|all only|us)(?:\W+(?:thanks|thank you|ta|cheers|love|mate))*\W*$"
 )
 CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
-_DONE = re.compile(DONE, re.IGNORECASE)
+_DONE = re.compile(DONE_SAID_SO, re.IGNORECASE)
 _CANCEL_ALL = re.compile(rf"^\W*({CANCEL})([\s,.!]+({CANCEL}))*\W*$", re.IGNORECASE)
 # Words of shopping talk that name no product.
 CHATTER = frozenset("please thanks yes yeah sure want like need wait also plus".split())

@@ -46,6 +46,7 @@ from agents.moves import (
     SetQuantity,
     Swap,
     count_of_those,
+    just_added,
     only_order_talk,
     order_move,
 )
@@ -122,6 +123,10 @@ _BYE = re.compile(
 
 # A goodbye at the end of a longer line: "right, ok, I'll think about it, bye".
 _SAYS_BYE = re.compile(r"\b(?:bye|goodbye|bye bye|cheerio|see ya|see you)\W*$", re.IGNORECASE)
+
+
+def _goodbye(pharmacy: Pharmacy) -> str:
+    return f"Thank you for calling {pharmacy.shop.name}. Goodbye!"
 
 
 def asks_for_person(said: str) -> bool:
@@ -300,7 +305,7 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         return call
     goodbye = _BYE.search(said) or (heard.puts_off(said) and _SAYS_BYE.search(said))
     if goodbye and not await pending.has_lines() and not await named.any():
-        return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
+        return RoutedReply(_goodbye(pharmacy))
     wanted = heard.asked_how_many(last)
     count = heard.answered_count(said, last, orders.MAX_QUANTITY_PER_LINE) if wanted else None
     if wanted and count is not None:
@@ -312,7 +317,7 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         price = await _price(pharmacy, said, heard.offered(last))
         if price is not None:
             return RoutedReply(price)
-    if at_sales and _AND_THE.match(said) and await _asked_price_before(session):
+    if at_sales and _AND_THE.match(said) and await _asked_price_before(session, said.lower()):
         # "How much are the nicotine patches?" ... "and the gum": the same question of
         # another product, or another form of it. Measured before: the gum was ordered.
         price = await _price(pharmacy, said, heard.offered(last))
@@ -331,9 +336,10 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
             return picked
     if offered and heard.puts_off(said):
         if not await named.any():
-            # "ok thanks, I'll have a think about it, bye": nothing is ordered.
-            if _SAYS_BYE.search(said):
-                return RoutedReply(f"Thank you for calling {pharmacy.shop.name}. Goodbye!")
+            # "ok thanks, I'll have a think about it, bye": nothing is ordered; with an
+            # order open, the caller is not let go without hearing of it.
+            if _SAYS_BYE.search(said) and not await pending.has_lines():
+                return RoutedReply(_goodbye(pharmacy))
             return RoutedReply(heard.PUT_OFF_REPLY)
     if len(offered) == 1 and last.endswith(heard.ORDER_IT) and heard.takes_offer(said):
         # A yes to "would you like to order it?", in the caller's words ("yep, that one",
@@ -476,13 +482,12 @@ async def _order_move(
     other = await pharmacy.run(lambda db: names_other(db, lines))
     answers = view.read_back_revision == view.revision and last.endswith(READ_BACK_QUESTION)
     move = order_move(said, lines, read_back_heard=answers, names_other=other)
-    count = count_of_those(said) if move is None and last.startswith(heard.ADDED) else None
-    if count is not None:
+    count = count_of_those(said) if move is None else None
+    added = just_added(last, lines) if count is not None else None
+    if count is not None and added is not None:
         # "three of those" right after "I've added 1 pack of X": X's new total. Measured
         # before: searched as a product ("What would you like?").
-        just_added = [line for line in lines if line.name in last]
-        if just_added:
-            return SetQuantity(max(just_added, key=lambda line: len(line.name)).name, count)
+        return SetQuantity(added.name, count)
     return move
 
 
@@ -596,19 +601,18 @@ async def _count(session: SessionHandle, said: str) -> int:
 # A question carried on to another product: "and the gum?", "what about the cetirizine".
 _AND_THE = re.compile(
     r"^\W*(?:(?:jeez|gosh|ok|okay|right|hmm+|um+|oh|and)\W+)*"
-    r"(?:and|what about|how about)\s+(?:the |a |an |for )?(?P<what>[^,.;!?]+?)\W*$",
+    r"(?:and|what about|how about)\s+(?!how|can|could|is|are|should|does|do|will|what|the max)"
+    r"(?:the |a |an |for )?(?P<what>[^,.;!?]+?)\W*$",
     re.IGNORECASE,
 )
 
 
-async def _asked_price_before(session: SessionHandle) -> bool:
+async def _asked_price_before(session: SessionHandle, said: str) -> bool:
+    """The caller's line before `said` asked a price, and `said` asks for nothing."""
+    if ORDERING.search(said) or any(is_number_word(w) for w in re.findall(r"[a-z0-9]+", said)):
+        return False
     history = await session.get_user_history()
-    if len(history) < 2:
-        return False
-    said = history[-1].content
-    if ORDERING.search(said) or any(is_number_word(w) for w in said.lower().split()):
-        return False
-    return heard.PRICE.search(history[-2].content) is not None
+    return len(history) >= 2 and heard.PRICE.search(history[-2].content) is not None
 
 
 async def _price(pharmacy: Pharmacy, said: str, options: list[str]) -> str | None:

@@ -16,7 +16,7 @@ from agents.guards import consents, spoken_quantities
 from agents.moves import READ_BACK_QUESTION
 from agents.routing import CANCEL as _CANCEL
 from agents.routing import CHATTER as _CHATTER
-from agents.routing import DONE as _DONE
+from agents.routing import DONE_SAID_SO as _DONE
 from agents.routing import HOURS, MENU, PERSON, SHOPPING, WHERE
 from agents.tools.navigation import SALES, TRIAGE
 from models.search import content_words

@@ -406,7 +406,7 @@ def _pack_check(direction: str, family: list[Product], plain: Product | None) ->
     sizes = [p.pack_size for p in same if (p.pack_size > reference.pack_size) == bigger]
     sizes = [n for n in sizes if n != reference.pack_size]
     target = (max if bigger else min)(sizes, default=None)
-    if target is None and any(p.pack_size != reference.pack_size for p in same):
+    if target is None and not bigger and any(p.pack_size != reference.pack_size for p in same):
         # "The smaller pack" when the plain one is the smallest of its kind: that one.
         # Measured before: no pack fitted, and the caller was asked which again.
         target = reference.pack_size

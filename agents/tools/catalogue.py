@@ -293,7 +293,10 @@ def several_products(db: Session, said: str) -> list[Wanted]:
 
     Items of one ingredient ("paracetamol, the 32 pack, three boxes of those") are one
     product and its variant, said in pieces: one item, resolved from the whole sentence."""
-    items = split_items(said, [row.name for row in catalogue_names(db)])
+    rows = catalogue_names(db)
+    items = split_items(
+        said, [row.name for row in rows], [f"{r.active_ingredient} {r.keywords}" for r in rows]
+    )
     if len(items) < 2:
         return []
     skus: set[str] = set()

@@ -30,7 +30,7 @@ from agents.guards import (
 from agents.heard import did_you_say
 from agents.items import Wanted
 from agents.moves import READ_BACK_QUESTION, described_by, named_line
-from agents.routing import DONE
+from agents.routing import DONE_SAID_SO as DONE
 from agents.speech import line_words, money, order_number, order_words, spoken_list
 from agents.tools.catalogue import (
     ProductName,

@@ -216,3 +216,42 @@ async def test_the_smaller_pack_of_a_list_is_the_plain_one(shop: Services) -> No
         "the regular adult tablets, the smaller pack with sixteen in it, I'll take two of those",
     )
     assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == [("PAR500-16", 2)], replies
+
+
+# --- what the first review of these found: lines that must not order, swap or merge ------
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm allergic to that one, can I get the ibuprofen",
+        "that one made me sick, can I get ibuprofen",
+        "I'll get it from the supermarket",
+    ],
+)
+async def test_an_offer_turned_down_in_passing_is_not_ordered(shop: Services, said: str) -> None:
+    replies = await talk(shop, "c", "have you got the travel sickness tablets", said)
+    assert "CINN-15" not in [sku for _, sku, _, _ in lines_of(shop, "c")], replies
+
+
+@pytest.mark.parametrize(
+    "asked",
+    ["can I take ibuprofen instead?", "I'll get the ibuprofen from the supermarket instead"],
+)
+async def test_instead_in_a_question_or_an_errand_swaps_nothing(shop: Services, asked: str) -> None:
+    replies = await talk(shop, "c", "two boxes of paracetamol please", asked)
+    assert [(sku, n) for _, sku, n, _ in lines_of(shop, "c")] == [("PAR500-16", 2)], replies
+
+
+async def test_two_products_joined_by_and_stay_two(shop: Services) -> None:
+    replies = await talk(shop, "c", "two paracetamol and the piriton please")
+    assert sorted(sku for _, sku, _, _ in lines_of(shop, "c")) == ["CHLOR4-28", "PAR500-16"], (
+        replies
+    )
+
+
+async def test_a_yes_with_a_collection_plan_takes_the_offer(shop: Services) -> None:
+    replies = await talk(
+        shop, "c", "have you got plasters", "yes please, I'll come in and collect it"
+    )
+    assert [sku for _, sku, _, _ in lines_of(shop, "c")] == ["PLAST-40"], replies

@@ -145,11 +145,14 @@ class Watch:
             )
             return next(e for e in self.events if predicate(e))
 
-    async def count(self, predicate: Callable[[dict[str, Any]], bool], n: int) -> None:
+    async def calls(self, predicate: Callable[[dict[str, Any]], bool], n: int) -> None:
+        """Until `n` different calls have an event `predicate` takes."""
+
+        def enough() -> bool:
+            return len({e["call_id"] for e in self.events if predicate(e)}) >= n
+
         async with self.changed:
-            await asyncio.wait_for(
-                self.changed.wait_for(lambda: sum(map(predicate, self.events)) >= n), 120
-            )
+            await asyncio.wait_for(self.changed.wait_for(enough), 120)
 
     def of(self, call_id: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e["call_id"] == call_id]
@@ -249,7 +252,7 @@ async def calls_spread_and_one_console_shows_them_all(
         assert run.returncode == 0, run.output
     # sipp is done when its BYE is answered; the gateway records the end after that. Its
     # console event says it is recorded (a clean run once read the third call unended).
-    await console.count(
+    await console.calls(
         lambda e: e["kind"] == "call_ended" and e["client_id"] == "+15550301", len(lines)
     )
     calls = calls_of(database_url, "+15550301")
