@@ -9,14 +9,17 @@ holds the caller, in this order:
 4. the answer to "did you say X?", asked of a product found by a guess;
 5. the order (agents/moves.py): a yes to the read-back confirms, and only confirms;
    "make that three", "one more", "take the X off", "give me Y instead" change the
-   line they name; "read that back" reads it;
+   line they name; "can I have the herbal one instead" the one line; "three of
+   those" the line just added; "read that back" reads it;
 6. a goodbye, when no order is pending;
 7. short answers to what the caller just heard (agents/heard.py): a count after
-   "how many would you like?", a price question at sales;
+   "how many would you like?", a price question at sales, and the same question
+   carried on to another product ("and the gum");
 8. what else there is, after a prescription-only refusal;
-9. the caller picking one of the products just offered, by a variant word, or
-   taking the one product offered with a yes in their own words;
-10. several products in one sentence.
+9. the caller putting off what was just offered ("I'll have a think about it"),
+   picking one of the products offered by a variant word, or taking the one product
+   offered in their own words ("brilliant, two packs please");
+10. several products in one sentence, "that" being the one just offered.
 
 The fallback answers when a turn has spent its model calls or its time, or no
 rescue worked: the facts, one clarifying question, or the offer of a person.
