@@ -604,7 +604,7 @@ async def _count(session: SessionHandle, said: str) -> int:
 # A question carried on to another product: "and the gum?", "what about the cetirizine".
 _AND_THE = re.compile(
     r"^\W*(?:(?:jeez|gosh|ok|okay|right|hmm+|um+|oh|and)\W+)*"
-    r"(?:and|what about|how about)\s+(?!how|can|could|is|are|should|does|do|will|what|the max)"
+    r"(?:and|what about|how about)\s+(?!(?:how|can|could|is|are|should|does|do|will|what|the max)\b)"
     r"(?:the |a |an |for )?(?P<what>[^,.;!?]+?)\W*$",
     re.IGNORECASE,
 )
