@@ -121,14 +121,16 @@ def _names_product(item: Wanted) -> bool:
     return bool(content_words(item.words))
 
 
-def split_items(said: str, names: Sequence[str] = (), words: Sequence[str] = ()) -> list[Wanted]:
+def split_items(
+    said: str, names: Sequence[str] = (), known: frozenset[str] = frozenset()
+) -> list[Wanted]:
     """The items `said` asks for, in order; `names` are the catalogue's product names,
-    never split ("cold and flu relief" is one item), and `words` the other words it
-    names products by (ingredients, brands, keywords). A sentence of one item is one."""
+    never split ("cold and flu relief" is one item), and `known` every word it names
+    products by (`known_words`). A sentence of one item is one."""
     text = _FILLERS.sub(" ", said.lower().replace("\u2019", "'"))
     text = " ".join(_protect(" ".join(text.split()), names).split())
     each = _EACH.search(text)
-    known = {w for name in (*names, *words) for w in re.findall(r"[a-z0-9']+", name.lower())}
+    known = known or known_words(names)
     items: list[Wanted] = []
     joined = _EACH.sub(" ", text) if each else text
     parts = _BETWEEN.split(joined)
@@ -167,7 +169,12 @@ def split_items(said: str, names: Sequence[str] = (), words: Sequence[str] = ())
     return items
 
 
-def _describes_the_last(words: str, known: set[str]) -> bool:
+def known_words(texts: Sequence[str]) -> frozenset[str]:
+    """The words of `texts` (names, ingredients, keywords) as `split_items` reads them."""
+    return frozenset(w for text in texts for w in re.findall(r"[a-z0-9']+", text.lower()))
+
+
+def _describes_the_last(words: str, known: frozenset[str]) -> bool:
     """Words that point ("the ...") and name nothing the catalogue names a product by:
     "the 200s", "the normal ones". Not "the ibuprofen gel", "the piriton", nor "the
     aloe vera one"."""

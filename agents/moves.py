@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from rapidfuzz.fuzz import partial_ratio
 
 from agents.guards import DOSE_TALK, NUMBER_WORDS, is_clear_yes, is_number_word
-from agents.heard import READ_BACK
+from agents.heard import ADDED, READ_BACK
 from agents.routing import DONE_SAID_SO as DONE
 from agents.variants import variant_words
 from models.orders import LineView
@@ -221,7 +221,7 @@ def count_of_those(said: str) -> int | None:
     return _count(found.group("n")) if found else None
 
 
-_ONE_ADDED = re.compile(r"^I've added (?P<what>[^,.;]+), at ")
+_ONE_ADDED = re.compile(rf"^{re.escape(ADDED)} (?P<what>[^,.;]+), at ")
 
 
 def just_added(last_reply: str, lines: Sequence[LineView]) -> LineView | None:

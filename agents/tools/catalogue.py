@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 from agents.deps import pharmacy
 from agents.guards import grounded
 from agents.heard import ORDER_IT, did_you_say
-from agents.items import Wanted, split_items
+from agents.items import Wanted, known_words, split_items
 from agents.speech import describe, spoken_list
 from agents.transcript import heard_as_names
 from agents.variants import resolve, variant_words
@@ -293,10 +293,8 @@ def several_products(db: Session, said: str) -> list[Wanted]:
 
     Items of one ingredient ("paracetamol, the 32 pack, three boxes of those") are one
     product and its variant, said in pieces: one item, resolved from the whole sentence."""
-    rows = catalogue_names(db)
-    items = split_items(
-        said, [row.name for row in rows], [f"{r.active_ingredient} {r.keywords}" for r in rows]
-    )
+    names, known = _item_words(catalogue_names(db))
+    items = split_items(said, names, known)
     if len(items) < 2:
         return []
     skus: set[str] = set()
@@ -310,6 +308,13 @@ def several_products(db: Session, said: str) -> list[Wanted]:
         if len(skus) > 1 and len(ingredients) > 1:
             return items
     return []
+
+
+@lru_cache(maxsize=8)
+def _item_words(rows: tuple[Named, ...]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The names, and every word a product is named by: once per catalogue, not per line."""
+    names = tuple(row.name for row in rows)
+    return names, known_words([*names, *(f"{r.active_ingredient} {r.keywords}" for r in rows)])
 
 
 def _no_variant(product: Product) -> str:
