@@ -78,7 +78,12 @@ _VARIANT_NUMBER = re.compile(
     r"\b(?:the\s+)?\d+\s*(?:-\s*)?(?:pack|packet|tablets? pack|count)\b(?!s)"
     r"|\bpacks?\s+of\s+\d+\b|\bthe\s+\d+s?\b(?!\s+(?:more\s+)?(?:box|boxes|packs|packets|bottles|tubes|of\b))"
     r"|\b\d+\s*(?:mg|milligrams?|ml|millilitres?|milliliters?|mcg|micrograms?|percent|%|spf)\b"
-    r"|\bspf\s*\d+\b|\bfactor\s+\d+\b|\b(?:vitamin\s+)?[bcd]\s*\d+\b|\bomega\s*\d\b",
+    r"|\bspf\s*\d+\b|\bfactor\s+\d+\b|\b(?:vitamin\s+)?[bcd]\s*\d+\b|\bomega\s*\d\b"
+    # "the ibuprofen 200", "the 30 tablet one": a strength or a pack's size. Measured
+    # before, both were asked how many of up to ten packs.
+    rf"|\b\d{{3,}}\b(?!\s+(?:more\s+)?{_UNIT_NOUNS})"
+    rf"|\bthe\s+(?:\d+|{'|'.join(_NUMBERS)})\s+(?:tablets?|capsules?|caps|count)\s+"
+    r"(?:one|ones|pack|packs|box|tub|bottle)\b",
     re.IGNORECASE,
 )
 

@@ -17,6 +17,7 @@ from agents.guards import (
     ORDERING,
     is_clear_yes,
     is_number_word,
+    spoken_quantities,
     stated_quantity,
 )
 from models.search import content_words
@@ -51,7 +52,8 @@ _BARE_COUNT = re.compile(
 # Questions about a price: "how much is the chlorphenamine", "what do the gels cost".
 PRICE = re.compile(
     r"\b(?:how much (?:is|are|does|do|for|would)|what(?:'s| is| are) the (?:price|cost)|"
-    r"price of|cost of|what do(?:es)? .{1,40}? cost|how expensive|how much more|"
+    r"price of|cost of|what do(?:es)? .{1,40}? cost|how expensive|how much more|how dear|"
+    r"how much(?:'s| is it for)|what do you charge|what are you charging|"
     r"(?:is|are) (?:that|it|they|those) (?:loads|much|a lot|way|any) (?:more|dearer|cheaper))\b",
     re.IGNORECASE,
 )
@@ -69,6 +71,21 @@ _PUT_OFF = re.compile(
 )
 _OPENS_WITH_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|sure|go on|go ahead|please)\b", re.I)
 PUT_OFF_REPLY = "No problem. Is there anything else I can help you with?"
+# Leaving to call back later: "I'll have to ring you back", "hold off placing it, I'll
+# call back". Measured before, both were searched as products and heard a list.
+_CALLS_BACK = re.compile(
+    r"\b(?:i'?ll|i will|we'?ll|i have to|i need to|i'?ll have to|i'?d better|let me) "
+    r"(?:call|ring|phone|get back to) (?:you |ye )?back\b|\bhold off\b",
+    re.IGNORECASE,
+)
+CALLS_BACK_REPLY = (
+    "No problem. Your order stays open, so you can place it when you call back. "
+    "Is there anything else I can help you with?"
+)
+
+
+def calls_back(said: str) -> bool:
+    return _CALLS_BACK.search(said) is not None
 
 
 def puts_off(said: str) -> bool:
@@ -114,6 +131,30 @@ def naming_the_offer(said: str, offered: str) -> str:
     ):
         return f"{said[: counted.end('rest')]} of {offered}{said[counted.end('rest') :]}"
     return said
+
+
+# A question that opens the line: "what's the difference between the Gaviscon and your
+# plain antacid ones?" added both. Not "what about the 400s" or "how about two", which
+# ask for them; "can you" and "could you" ask for something to be done ("can you send
+# two"), so they open no question here.
+_QUESTION = re.compile(
+    r"^\W*(?:(?:so|and|oh|right|okay|ok|hi|hiya|hello|hey|well|sorry|um|uh|er|erm|"
+    r"yeah|yes|no)\W+)*"
+    r"(?:what(?:'s| is| are| does| do)?|whats|which|how(?:'s| is| are| does| do)?|is|are|"
+    r"does|do|did|would you|have you|has|any idea|where|when|why|who)\b(?!\W+about\b)",
+    re.IGNORECASE,
+)
+
+
+def only_asks(said: str) -> bool:
+    """A question about products that asks for nothing to be ordered: no word of
+    ordering and no count of packs ("have you got two boxes of paracetamol" asks for
+    them). Answered, never added: consent is the caller's words, not a model's call."""
+    return (
+        _QUESTION.search(said) is not None
+        and ORDERING.search(said) is None
+        and not spoken_quantities(said)
+    )
 
 
 def asks_price_only(said: str) -> bool:

@@ -64,7 +64,10 @@ DONE = (
 # fine", so the screen does not take them as moving on from it (`DONE` alone).
 DONE_SAID_SO = (
     DONE + r"|^\W*(?:(?:no|nah|nope|naw|yeah|ok|okay|right)\W+)*(?:that'?s|that is) "
-    r"(?:grand|me|sound|all only|us)(?:\W+(?:thanks|thank you|ta|cheers|love|mate))*\W*$"
+    r"(?:grand|me|sound|all only|us|your lot)(?:\W+(?:thanks|thank you|ta|cheers|love|mate))*\W*$"
+    # "No, I'm good": the no makes it an answer to "anything else?", not to "how are you?".
+    r"|^\W*(?:no|nah|nope|naw)\W+(?:(?:thanks|thank you|ta)\W+)?(?:i'?m|we'?re) "
+    r"(?:good|grand|fine|sorted|alright|all right|ok|okay)(?:\W+(?:thanks|thank you|ta|cheers|love|mate))*\W*$"
 )
 CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
 _DONE = re.compile(DONE_SAID_SO, re.IGNORECASE)

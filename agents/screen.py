@@ -337,6 +337,10 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         picked = await _picked(pharmacy, session, said, offered)
         if picked is not None:
             return picked
+    if heard.calls_back(said) and not await named.any():
+        if await pending.has_lines():
+            return RoutedReply(heard.CALLS_BACK_REPLY)
+        return RoutedReply(heard.PUT_OFF_REPLY)
     if offered and heard.puts_off(said):
         if not await named.any():
             # "ok thanks, I'll have a think about it, bye": nothing is ordered; with an

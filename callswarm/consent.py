@@ -45,6 +45,9 @@ _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _POLITE = re.compile(
     r"\bthank(?:s| you) (?:a lot|a million)\b|\bsweet as\b|\bthe lot\b|\btoo right\b"
     r"|\bsee you (?:soon|then|later)\b"
+    # Yes said the way it is in Ireland, Scotland and Australia: "fire ahead", "on ye
+    # go", "too easy".
+    r"|\bfire (?:ahead|away)\b|\btoo easy\b|\bcrack on\b|\b(?:on|away|off) (?:ye|you|yous|youse) go\b"
     r"|\bhave a (?:good|nice|lovely|great) (?:day|one|evening|afternoon)\b"
 )
 # "the one" names, it does not count; "a box" counts one.

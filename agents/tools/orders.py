@@ -111,9 +111,10 @@ async def add_to_order(ctx: ToolContext, params: AddToOrder) -> str:
         # "I'll have a think about it" after an offer: the model's add is not consent.
         log.info("add_refused_put_off client_id=%s", ctx.client_id)
         return heard.PUT_OFF_REPLY
-    if heard.asks_price_only(said):
-        # Consent is code: a price asked is answered, whatever a model made of it.
-        log.info("add_refused_price_asked client_id=%s", ctx.client_id)
+    if heard.asks_price_only(said) or heard.only_asks(said):
+        # Consent is code: a price or a question asked is answered, whatever a model
+        # made of it.
+        log.info("add_refused_question client_id=%s", ctx.client_id)
         return await search_words(ctx, said)
     just_offered = heard.offered(offered)
     # "One tub of that and one of the fish oil": "that" is the product just offered.

@@ -1,0 +1,84 @@
+"""What the third set of whole calls written blind found (benchmarks/data/calls_blind3.yaml,
+run before anyone read it): each failed on the code before, on the scripted provider
+with the real pharmacy (routers, screen, tools, SQLite)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import heard
+from callswarm.app import Services
+
+from .test_calls_nobody_scripted import lines_of
+from .test_conversations import talk
+
+
+def skus(shop: Services) -> list[tuple[str, int]]:
+    return [(sku, n) for _, sku, n, _ in lines_of(shop, "c")]
+
+
+async def test_a_question_about_two_products_orders_neither(shop: Services) -> None:
+    """Both were added: a line naming two products was taken as asking for both."""
+    replies = await talk(
+        shop, "c", "Hiya, what's the difference between the Gaviscon and your plain antacid ones?"
+    )
+    assert skus(shop) == [] and "added" not in replies[0], replies
+    assert "Gaviscon" in replies[0], replies
+
+
+async def test_how_dear_asks_a_price(shop: Services) -> None:
+    replies = await talk(shop, "c", "the insect repellent please", "and how dear's the repellent?")
+    assert skus(shop) == [("INSECT-100", 1)], replies
+    assert "7 dollars 99" in replies[1] and "added" not in replies[1], replies
+
+
+async def test_a_greeting_names_no_product(shop: Services) -> None:
+    """ "G'day" found the chesty cough syrup, and it was added."""
+    replies = await talk(shop, "c", "G'day. Yeah, I've gone and cooked meself at Bondi")
+    assert skus(shop) == [], replies
+
+
+@pytest.mark.parametrize(
+    "yes", ["Aye, on ye go", "Yeah, too easy, put it through", "Yeah, fire ahead"]
+)
+async def test_a_yes_in_regional_words_places_the_order(shop: Services, yes: str) -> None:
+    """Each was asked for "a plain yes or no", and the caller hung up with nothing placed."""
+    replies = await talk(shop, "c", "two packs of paracetamol please", "that's all", yes)
+    assert lines_of(shop, "c") == [("confirmed", "PAR500-16", 2, 2 * 299)], replies
+
+
+@pytest.mark.parametrize("done", ["No, I'm good", "That's your lot, love"])
+async def test_the_end_of_an_order_in_the_callers_words(shop: Services, done: str) -> None:
+    replies = await talk(shop, "c", "two packs of paracetamol please", done)
+    assert replies[1].startswith("Your order is 2 packs of Paracetamol"), replies
+
+
+async def test_im_good_to_how_are_you_is_no_end_of_an_order(shop: Services) -> None:
+    replies = await talk(shop, "c", "two packs of paracetamol please", "I'm good thanks")
+    assert not replies[1].startswith("Your order is"), replies
+
+
+async def test_better_say_three_sets_the_count(shop: Services) -> None:
+    replies = await talk(
+        shop, "c", "one box of loratadine", "hang on, better say three. His mother's coming"
+    )
+    assert skus(shop) == [("LOR10-30", 3)], replies
+
+
+async def test_calling_back_keeps_the_order_open_and_lists_nothing(shop: Services) -> None:
+    replies = await talk(shop, "c", "one box of iron tablets", "I'll have to ring you back")
+    assert replies[1] == heard.CALLS_BACK_REPLY, replies
+    assert lines_of(shop, "c")[0][:3] == ("pending", "IRON-84", 1), replies
+
+
+@pytest.mark.parametrize(
+    ("said", "sku"),
+    [
+        ("the ibuprofen 200 please", "IBU200-24"),
+        ("multivitamins please, the thirty tablets one", "MULTI-30"),
+    ],
+)
+async def test_a_strength_or_a_packs_size_is_no_count(shop: Services, said: str, sku: str) -> None:
+    """Both were asked how many of "between 1 and 10 packs"."""
+    replies = await talk(shop, "c", said)
+    assert skus(shop) == [(sku, 1)], replies
