@@ -52,7 +52,8 @@ _STOP = frozenset(
     "well so too very really sure hello hi hey good morning think maybe use about should if "
     "then else everything nothing done add put same one ones kind sort type looking after "
     "let us we our help tell know got gotten go going all when where why who which today "
-    "tomorrow tonight time now hiya howdy howya g'day gday hullo afternoon evening".split()
+    "tomorrow tonight time now hiya howdy howya g'day gday hullo afternoon evening he she him her his hers "
+    "he's she's hear ringing calling phoning".split()
 )
 # Callers tell pills by colour ("the pink ones", "the little white tablets"): a colour
 # names no product, but in a name or keywords said in a row ("pink eye").

@@ -223,3 +223,19 @@ def test_phonetic_key_folds_spelling_and_voicing() -> None:
     assert phonetic_key("parisatthemall") == phonetic_key("paracetamol")
     assert phonetic_key("lackedyoulose") == phonetic_key("lactulose")
     assert phonetic_key("ibuprofen") == phonetic_key("ibeprofen")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "hello, can you hear me?",  # "hear" found Heartburn and the heart's aspirin
+        "I'm ringing for the lady next door, she's not been out since the fall",
+        "it's for her, she's asked me to call",  # "her" found Herbal and Herpes
+        "g'day mate",  # "g'day" found the chesty cough syrup
+    ],
+)
+def test_words_of_a_phone_call_find_no_product(db, said: str) -> None:
+    with Session(db) as s:
+        assert search_products(s, said) == []
+        # The same search still finds a product named beside those words.
+        assert search_products(s, f"{said} the herbal sleep one")[0].product.sku == "MELAT-30"
