@@ -49,6 +49,20 @@ COURTESY_WORDS = (
     "You're welcome, and thank you for calling. Is there anything else I can help with?"
 )
 HOW_WORDS = "I'm an automated assistant, and very well, thank you. " + MENU
+# Checking the line, or who answered, and asking nothing yet: "Hello? Is this the
+# chemist? Oh good", "can you hear me? the network's very poor". And calling for someone
+# else: "I'm ringing for the lady next door". Measured on whole calls written blind,
+# each was searched, and heard "I can't find that" or a list of three products.
+CHECKING_IN = (
+    r"\b(?:(?:is|are) (?:this|that|you|it) (?:the )?(?:chemist'?s?|pharmacy|pharmacist)|"
+    r"(?:can|could) you hear me|are you there|is (?:anyone|anybody) there|"
+    r"am i through to|have i got the (?:chemist|pharmacy))\b"
+)
+CHECKING_IN_WORDS = "Yes, I can hear you, and you're through to the pharmacy. " + MENU
+FOR_SOMEONE = (
+    r"\b(?:calling|ringing|phoning|ordering) (?:for|on behalf of) (?:my|our|the|a|his|her) \w+"
+)
+FOR_SOMEONE_WORDS = "Of course, I can help with that. What do they need?"
 
 # The sales agent's plainest intents, the same words the scripted provider answers.
 # With a word between, as callers say it: "that's definitely everything", "that'll be
@@ -84,11 +98,23 @@ _DECLINED = (
 )
 
 
+_ASKING_NOTHING = (
+    (re.compile(CHECKING_IN, re.IGNORECASE), CHECKING_IN_WORDS),
+    (re.compile(FOR_SOMEONE, re.IGNORECASE), FOR_SOMEONE_WORDS),
+)
+
+
 def prepared_reply(said: str) -> RoutedReply | None:
     """Words no model should be asked about: off-topic requests (and instructions to
-    drop the agent's own), courtesies, "how are you". Measured on the embedded model,
+    drop the agent's own), courtesies, "how are you", and a caller checking the line or
+    saying who they call for, with no word of shopping. Measured on the embedded model,
     it searched the catalogue for the weather and for "thank you, bye" (docs/bench.md)."""
     for pattern, words in _DECLINED:
+        if pattern.search(said):
+            return RoutedReply(words)
+    if _SHOPPING.search(said) or stated_quantity(said) is not None:
+        return None
+    for pattern, words in _ASKING_NOTHING:
         if pattern.search(said):
             return RoutedReply(words)
     return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agents import heard
+from agents.routing import CHECKING_IN_WORDS, FOR_SOMEONE_WORDS
 from callswarm.app import Services
 
 from .test_calls_nobody_scripted import lines_of
@@ -82,3 +83,37 @@ async def test_a_strength_or_a_packs_size_is_no_count(shop: Services, said: str,
     """Both were asked how many of "between 1 and 10 packs"."""
     replies = await talk(shop, "c", said)
     assert skus(shop) == [(sku, 1)], replies
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Hello? Is this the chemist? Oh good, I wasn't sure I'd pressed the right button",
+        "Hello, hello, can you hear me? Network is very poor here",
+    ],
+)
+async def test_checking_the_line_is_answered_not_searched(shop: Services, said: str) -> None:
+    """One heard "I can't find that", the other a list of three products."""
+    replies = await talk(shop, "c", said)
+    assert replies == [CHECKING_IN_WORDS]
+
+
+async def test_calling_for_someone_else_is_answered_not_searched(shop: Services) -> None:
+    replies = await talk(
+        shop, "c", "Hello, I'm ringing for the lady next door, she's not been out since the fall"
+    )
+    assert replies == [FOR_SOMEONE_WORDS]
+
+
+@pytest.mark.parametrize(
+    ("said", "heard_back"),
+    [
+        ("is this the pharmacy? I need paracetamol", "Paracetamol"),
+        ("hello, can you hear me? my husband's collapsed and he's not breathing", "911"),
+    ],
+)
+async def test_checking_the_line_with_more_said_is_the_more(
+    shop: Services, said: str, heard_back: str
+) -> None:
+    replies = await talk(shop, "c", said)
+    assert heard_back in replies[0] and replies[0] != CHECKING_IN_WORDS, replies
