@@ -106,18 +106,21 @@ _ASKING_NOTHING = (
 
 def prepared_reply(said: str) -> RoutedReply | None:
     """Words no model should be asked about: off-topic requests (and instructions to
-    drop the agent's own), courtesies, "how are you", and a caller checking the line or
-    saying who they call for, with no word of shopping. Measured on the embedded model,
+    drop the agent's own), courtesies, "how are you". Measured on the embedded model,
     it searched the catalogue for the weather and for "thank you, bye" (docs/bench.md)."""
     for pattern, words in _DECLINED:
         if pattern.search(said):
             return RoutedReply(words)
+    return None
+
+
+def asking_nothing_yet(said: str) -> str | None:
+    """The words for a caller checking the line, or saying who they call for, with no
+    word of shopping and no count. Whether a product is named the caller's screen asks
+    the catalogue: "I'm ringing for my dad, the ibuprofen gel" asks for the gel."""
     if _SHOPPING.search(said) or stated_quantity(said) is not None:
         return None
-    for pattern, words in _ASKING_NOTHING:
-        if pattern.search(said):
-            return RoutedReply(words)
-    return None
+    return next((words for pattern, words in _ASKING_NOTHING if pattern.search(said)), None)
 
 
 def sales_router(said: str) -> RoutedCall | RoutedReply | None:

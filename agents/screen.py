@@ -37,7 +37,7 @@ import re
 from sqlmodel import Session as Db
 from sqlmodel import select
 
-from agents import dose_shape, heard, safety
+from agents import cues, dose_shape, heard, safety
 from agents.deps import Pharmacy
 from agents.guards import ORDERING, is_clear_yes, is_number_word, spoken_quantities
 from agents.moves import (
@@ -54,7 +54,7 @@ from agents.moves import (
     order_move,
 )
 from agents.purchase import asks_what_is_stocked, only_purchase_talk
-from agents.routing import DONE, HOURS, SHOPPING, WHERE
+from agents.routing import DONE, HOURS, SHOPPING, WHERE, asking_nothing_yet
 from agents.speech import describe
 from agents.tools.catalogue import (
     answer_search,
@@ -105,6 +105,12 @@ _HOURS = re.compile(HOURS, re.IGNORECASE)
 _WHERE = re.compile(WHERE, re.IGNORECASE)
 _SHOPPING = re.compile(SHOPPING, re.IGNORECASE)
 _DONE = re.compile(DONE, re.IGNORECASE)
+# Asking what to do or give, with no product named.
+_WHAT_TO_DO = re.compile(
+    r"\bwhat (?:can|should|do|could|would) (?:i|we|you) (?:give|take|do|use|get|recommend|"
+    r"suggest)\b|\b(?:is there|have you got|do you have) (?:anything|something)\b|\bhelp\b",
+    re.IGNORECASE,
+)
 _WHAT_ELSE = re.compile(
     r"\b(?:what else|anything else|something else|alternatives?|instead|other options?|"
     r"what (?:can|could) i (?:get|have|take|buy)|else (?:is there|have you got|do you have))\b",
@@ -269,11 +275,24 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     # After a safety answer, the probe may only raise it: "should I just give her an
     # aspirin" after a stroke's 911 reads as a dose question, and must hear 911 again.
     if read is not None and not safety.holds(safety.concern_answered(last), read):
+        if read is safety.Concern.EMERGENCY and not cues.tells_emergency(said):
+            # "My head's been pounding like a drum": the number, with an "if", and the
+            # caller's next words are not held to it (agents/cues.py says why).
+            log.warning("safety client_id=%s concern=emergency by=probe told=no", session.client_id)
+            return RoutedReply(safety.check(pharmacy.shop.safety))
         log.warning("safety client_id=%s concern=%s by=probe", session.client_id, read.value)
         return RoutedReply(safety.answer(read, pharmacy.shop.safety).words)
+    if safety.checked(last) and _WHAT_TO_DO.search(said) and not await named.any():
+        # "What can I give him?" after the "if it's severe" of a line read as an
+        # emergency: no product is named, and a list would answer an emergency.
+        log.warning("safety client_id=%s concern=emergency by=check", session.client_id)
+        return RoutedReply(safety.answer(safety.Concern.EMERGENCY, pharmacy.shop.safety).words)
     known = facts(pharmacy, said)
     if known is not None and not _SHOPPING.search(said):
         return RoutedReply(known)
+    checking = asking_nothing_yet(said)
+    if checking is not None and not await named.any():
+        return RoutedReply(checking)
     lines = pharmacy.shop.safety
     if await _after_self_harm(session, lines):
         return RoutedReply(safety.after_self_harm(lines))
