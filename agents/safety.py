@@ -583,7 +583,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
 _FILLERS = re.compile(r"\b(?:u+m+|u+h+m*|e+r+m*|e+r+|a+h+|h+m+|m+h*m+)\b")
 
 
-def _normalise(said: str) -> str:
+def normalise(said: str) -> str:
     text = said.lower()
     for quote in "\u2019\u2018`\u00b4":
         text = text.replace(quote, "'")
@@ -619,7 +619,7 @@ def screen(said: str, lines: SafetyLines = SafetyLines()) -> SafetyAnswer | None
     Concerns are checked in order of precedence, so an emergency beats self-harm,
     which beats a dosing question.
     """
-    text = _normalise(said)
+    text = normalise(said)
     if not text:
         return None
     for concern, patterns in _PATTERNS:
@@ -660,7 +660,7 @@ _YES_DESPITE_NO = re.compile(r"\b(?:why not|(?:i )?(?:don'?t|do not|wouldn'?t) m
 
 def accepts_person(said: str) -> bool:
     """True when the reply to the offer of a person is a yes and not a no."""
-    text = _YES_DESPITE_NO.sub(" yes ", _normalise(said))
+    text = _YES_DESPITE_NO.sub(" yes ", normalise(said))
     return bool(_YES.search(text)) and not _NO.search(text)
 
 
@@ -677,6 +677,24 @@ def after_self_harm(lines: SafetyLines = SafetyLines()) -> str:
         f"You can call or text {lines.crisis_line} any time, and if you're in danger "
         f"please call {lines.emergency_number}. Would you like me to {OFFER_MARK}?"
     )
+
+
+_CHECK_OPENING = "I'm sorry to hear that. If it's severe, or it came on suddenly,"
+
+
+def check(lines: SafetyLines = SafetyLines()) -> str:
+    """Said to a line the probe alone read as an emergency, in which no word an emergency
+    is told with was said (agents/cues.py): the number, with an "if". Nothing is sold on
+    that line, and the caller's next words are read as they come."""
+    return (
+        f"{_CHECK_OPENING} please call {lines.emergency_number} now. "
+        "Otherwise, tell me what you need and I'll help."
+    )
+
+
+def checked(reply: str) -> bool:
+    """Whether `reply` was `check`'s words."""
+    return reply.startswith(_CHECK_OPENING)
 
 
 def concern_answered(reply: str) -> Concern | None:
@@ -696,7 +714,7 @@ _DECLINE = re.compile(r"\b(?:no|nah|nope|fine|bye|goodbye|thanks|thank you|ok|ok
 def follow_up(concern: Concern, said: str, lines: SafetyLines = SafetyLines()) -> str:
     """The answer to words after a safety answer that neither accept a person nor name a
     product: the advice stands ("can't you just tell me how many ml" gets no dose)."""
-    if concern is Concern.EMERGENCY and _DECLINE.search(_normalise(said)):
+    if concern is Concern.EMERGENCY and _DECLINE.search(normalise(said)):
         return (
             f"All right. If it gets worse, please call {lines.emergency_number} straight away. "
             "Is there anything else I can help with?"
@@ -708,7 +726,7 @@ def follow_up(concern: Concern, said: str, lines: SafetyLines = SafetyLines()) -
         )
     if concern is Concern.SELF_HARM:
         return after_self_harm(lines)
-    if _DECLINE.search(_normalise(said)):
+    if _DECLINE.search(normalise(said)):
         return "All right. Is there anything else I can help with?"
     return (
         "I'm sorry, only a pharmacist can advise on that safely. "

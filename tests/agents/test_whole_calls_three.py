@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents import heard
+from agents import cues, heard, safety
 from agents.routing import CHECKING_IN_WORDS, FOR_SOMEONE_WORDS
 from callswarm.app import Services
 
@@ -109,6 +109,8 @@ async def test_calling_for_someone_else_is_answered_not_searched(shop: Services)
     ("said", "heard_back"),
     [
         ("is this the pharmacy? I need paracetamol", "Paracetamol"),
+        ("I'm ringing for my dad, the ibuprofen gel please", "Ibuprofen Gel"),
+        ("hello, I'm calling on behalf of my mother, she needs her loratadine", "Loratadine"),
         ("hello, can you hear me? my husband's collapsed and he's not breathing", "911"),
     ],
 )
@@ -116,4 +118,53 @@ async def test_checking_the_line_with_more_said_is_the_more(
     shop: Services, said: str, heard_back: str
 ) -> None:
     replies = await talk(shop, "c", said)
-    assert heard_back in replies[0] and replies[0] != CHECKING_IN_WORDS, replies
+    assert heard_back in replies[0], replies
+
+
+_POUNDING = "Hello, my head's been pounding like a drum since this morning"
+
+
+async def test_a_symptom_told_vividly_hears_the_number_with_an_if_then_is_served(
+    shop: Services,
+) -> None:
+    """It heard "This sounds like an emergency", and the paracetamol after it the
+    number again; the caller hung up with nothing."""
+    replies = await talk(shop, "c", _POUNDING, "two packs of paracetamol please")
+    assert replies[0] == safety.check(), replies
+    assert skus(shop) == [("PAR500-16", 2)], replies
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my dad's gone a funny grey colour and he's sweating buckets",
+        "he fell down the stairs and he's not moving",
+    ],
+)
+async def test_an_emergency_the_probe_alone_reads_is_still_said_plainly(
+    shop: Services, said: str
+) -> None:
+    assert safety.screen(said) is None  # the probe's, not the phrases'
+    replies = await talk(shop, "c", said, "can I just get some paracetamol")
+    assert replies[0].startswith("This sounds like an emergency."), replies
+    assert "911" in replies[1] and skus(shop) == [], replies
+
+
+async def test_asking_what_to_give_after_the_if_hears_no_product(shop: Services) -> None:
+    replies = await talk(shop, "c", _POUNDING, "what can I give him for it")
+    assert safety.concern_answered(replies[1]) is not None, replies
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        ("I've a cold sore the size of a volcano and I look like death warmed up", False),
+        ("this cough is going to be the death of me", False),
+        ("the kids'll be sick as dogs in the back of the car", False),
+        ("I think he's dying", True),
+        ("she's not breathing properly", True),
+        ("he swallowed a button battery", True),
+    ],
+)
+def test_the_words_an_emergency_is_told_with(said: str, told: bool) -> None:
+    assert cues.tells_emergency(said) is told
