@@ -11,8 +11,10 @@ for after it heard the number again.
 Taking such readings back costs emergencies: gated on these words, the probe missed 16
 of the 185 held-out emergencies (benchmarks/safety_blind.py), and on self-harm, told in
 far more ways, 92 of 200. So nothing is taken back. A probe's emergency without such a
-word is still answered with the number, in words that say "if" (`safety.check`); only
-the caller's next words are then not held to it (agents/screen.py).
+word is still answered with the number, in words that say "if" (`safety.check`); then
+a request for a product named is served, and anything else hears the emergency's
+words (agents/screen.py). The words may be many: one too many costs an ordinary
+caller the old answer, one too few lets an emergency's next request be served.
 
 The words were written from what a pharmacy's emergency guidance lists, not from the
 held-out sets. What the safety phrases catch (agents/safety.py) never comes here.
@@ -30,17 +32,19 @@ _IDIOMS = re.compile(
     r"\b(?:"
     r"(?:be|is|was|being|'?ll be|will be|gonna be|going to be) the (?:death|end) of (?:me|him|her|us)|"
     r"death of me|at death'?s door|death warmed up|like death|"
-    r"dying (?:to|for|of embarrassment|with (?:a|this|the|my) \w+|of (?:a|this|the) (?:cold|flu|cough))|"
+    r"dying (?:to|for|of embarrassment|(?:with|of) (?:a|this|the|my) (?:cold|flu|cough|hay ?fever|heat))|"
     r"to die for|bored to death|scared to death|sick to death|worried sick|"
     r"(?:could|would|'d) (?:kill|murder) (?:for )?(?:a|an|some|for)\b|"
     r"(?:would|'?d|will|'?ll|gonna|going to) kill (?:me|you|him|her) (?:if|when|for)\b|"
     r"would kill you|kill(?:s|ing)? me|murder(?:ing|s)? (?:me|my)|blue murder|"
     r"(?:been|is|it'?s|was) murder|"
     r"doing (?:me|my \w+) in|doing my head in|done me in|"
-    r"knock(?:s|ed|ing)? (?:me|it|this|that|him|her) (?:out|on the head|for six|sideways)|"
-    r"dead (?:tired|beat|on my feet|against|to the world|set)|"
+    # Of a cold or a pill, never of a blow: "it knocked him out" keeps its words.
+    r"knock(?:s|ing)? me out|knock(?:s|ed|ing)? (?:it|this|that) on the head|"
+    r"dead (?:tired|beat|on my feet|against|set)|"
     r"sick as a (?:dog|parrot)|sick and tired|the end of my tether|finish(?:es)? me off|"
-    r"cut off|cutting (?:out|off|in)|poisoned with (?:a|this|the) \w+|"
+    r"(?:got|been|keep getting|kept getting|keeps getting|was) cut off|"
+    r"poisoned with (?:a|this|the) (?:cold|flu)|"
     r"(?:can'?t|cannot|could not|couldn'?t) get out(?: of the house)?|"
     r"gasping for (?:a|an|some) \w+|eaten alive|ate (?:me|us|him|her|my \w+) alive|fit to drop|keep fit|fit as a fiddle|"
     r"like (?:i'?ve |i )?(?:swallowed|swallowing|gargling) (?:a |an |some )?"
@@ -52,28 +56,37 @@ _IDIOMS = re.compile(
 _EMERGENCY = re.compile(
     r"\b(?:"
     # breathing and colour
-    r"breath\w*|wheez\w*|chok\w*|gasping|blue|grey|gray|purple|pale|clammy|sweat\w*|"
+    r"breath\w*|wheez\w*|chok\w*|gasping|air|asthma\w*|inhaler|blue|grey|gray|purple|pale|"
+    r"clammy|sweat\w*|"
     # the heart and the chest
-    r"chest|heart|pulse|palpitat\w*|"
+    r"chest|heart|pulse|palpitat\w*|crushing|attack|tingl\w*|"
     # waking, fainting, fits
     r"unconscious|unresponsive|faint\w*|collaps\w*|passed out|pass(?:es|ing)? out|"
-    r"wake|waking|woke|come round|coming round|respond\w*|not moving|slumped|floppy|limp|"
+    r"wake|waking|woke|awake|come round|coming round|respond\w*|not moving|slumped|floppy|limp|"
+    r"knocked (?:him|her|them|himself|herself|myself) out|"
     r"out cold|fit|fitting|seizure\w*|convuls\w*|shaking all over|jerking|foaming|"
     # a stroke
     r"stroke|dropped|droop\w*|slurr\w*|jumbled|numb\w*|paralys\w*|confus\w*|"
     r"not making sense|can'?t (?:speak|talk|lift|move|feel|see|stand)|lost (?:his|her|my) (?:sight|vision)|"
     # allergy
     r"swell\w*|swollen|ballooning|puffed up|anaphyla\w*|epipen|allergic reaction|throat'?s? closing|"
-    r"closing up|hives|dizz\w*|"
+    r"closing up|hives|dizz\w*|tongue|lips|"
     # bleeding
-    r"blood\w*|bleed\w*|haemorrhag\w*|hemorrhag\w*|spurting|gash\w*|"
+    r"blood\w*|bleed\w*|haemorrhag\w*|hemorrhag\w*|spurting|gash\w*|deep cut|"
+    r"cut (?:off|open) (?:the|his|her|my|their|a)|"
     # something swallowed
     r"overdos\w*|poison\w*|swallowed|ate|eaten|drank|drunk|chewed|got into|"
     r"took (?:the|a|all|loads|lots|too)|taken (?:the|a|all|loads|lots|too)|too many|the whole|"
+    # Tablets had, said any way: "I popped a load of my sleeping pills", "she necked a
+    # packet of my antidepressants", "my toddler's had some of my tablets".
+    r"(?:had|has|took|taken|necked|popped|downed|swallowed|ate|eaten|chewed|drank|drunk|"
+    r"got into)\b(?:\W+\w+){0,5}?\W+(?:pills?|tablets?|capsules?|meds|medicines?|"
+    r"medication|antidepressants?|painkillers?|sleeping|paracetamol|ibuprofen|aspirin|"
+    r"bottle|packet|box|load|lot)|"
     r"bleach|battery|batteries|dishwasher|detergent|"
     # falls, blows, burns
     r"fell|fallen|fall|hit (?:his|her|my|their|the) head|banged|head injury|broken|"
-    r"scald\w*|kettle|boiling|blister\w*|"
+    r"scald\w*|kettle|boiling|blister\w*|badly|severe\w*|serious\w*|"
     # pain that is sudden or the worst
     r"worst (?:headache|pain)|thunderclap|sudden\w*|stiff neck|doesn'?t fade|won'?t fade|"
     r"rash|meningitis|"

@@ -63,7 +63,7 @@ ORDERING = re.compile(
     r"\b(?:i'll|i will|ill|we'll|i'd|id|i would|we'd) (?:take|have|like|get|grab)\b|"
     r"\b(?:can|could|may) (?:i|we) (?:get|have|order|buy|grab)\b|\b(?:order|add|put|stick|"
     r"buy|purchase|reserve|put aside|set aside)\b|\bi (?:want|need)\b(?! to)|\bone of each\b|"
-    r"\bboth (?:please|of them please|then)\b",
+    r"\bboth (?:please|of them please|then)\b|\b(?:give me|gimme|gie'?s)\b(?! a (?:sec|second|minute|moment|mo|min)\b)",
     re.IGNORECASE,
 )
 
@@ -79,9 +79,11 @@ _VARIANT_NUMBER = re.compile(
     r"|\bpacks?\s+of\s+\d+\b|\bthe\s+\d+s?\b(?!\s+(?:more\s+)?(?:box|boxes|packs|packets|bottles|tubes|of\b))"
     r"|\b\d+\s*(?:mg|milligrams?|ml|millilitres?|milliliters?|mcg|micrograms?|percent|%|spf)\b"
     r"|\bspf\s*\d+\b|\bfactor\s+\d+\b|\b(?:vitamin\s+)?[bcd]\s*\d+\b|\bomega\s*\d\b"
-    # "the ibuprofen 200", "the 30 tablet one": a strength or a pack's size. Measured
-    # before, both were asked how many of up to ten packs.
-    rf"|\b\d{{3,}}\b(?!\s+(?:more\s+)?{_UNIT_NOUNS})"
+    # "the ibuprofen 200", "the 30 tablet one": a strength or a pack's size after a
+    # name. Measured before, both were asked how many of up to ten packs. Not after a
+    # word of asking: "I'll take 120 paracetamol" is still refused as 120 packs.
+    r"|\b(?!(?:take|get|order|buy|want|need|have|give|me|and|of|like|please|just|about)\b)"
+    rf"[a-z]+\s+\d{{3,}}\b(?!\s+(?:more\s+)?{_UNIT_NOUNS})"
     rf"|\bthe\s+(?:\d+|{'|'.join(_NUMBERS)})\s+(?:tablets?|capsules?|caps|count)\s+"
     r"(?:one|ones|pack|packs|box|tub|bottle)\b",
     re.IGNORECASE,

@@ -75,12 +75,14 @@ PUT_OFF_REPLY = "No problem. Is there anything else I can help you with?"
 # call back". Measured before, both were searched as products and heard a list.
 _CALLS_BACK = re.compile(
     r"\b(?:i'?ll|i will|we'?ll|i have to|i need to|i'?ll have to|i'?d better|let me) "
-    r"(?:call|ring|phone|get back to) (?:you |ye )?back\b|\bhold off\b",
+    r"(?:(?:call|ring|phone) (?:you |ye )?back|get back to you|give you a (?:ring|call) back)\b"
+    r"|\bhold off\b",
     re.IGNORECASE,
 )
+# Not "it stays open for when you call back": a caller whose number is withheld is a new
+# customer on every call (telephony/call.py).
 CALLS_BACK_REPLY = (
-    "No problem. Your order stays open, so you can place it when you call back. "
-    "Is there anything else I can help you with?"
+    "No problem, nothing has been placed. Is there anything else I can help you with?"
 )
 
 
@@ -136,12 +138,13 @@ def naming_the_offer(said: str, offered: str) -> str:
 # A question that opens the line: "what's the difference between the Gaviscon and your
 # plain antacid ones?" added both. Not "what about the 400s" or "how about two", which
 # ask for them; "can you" and "could you" ask for something to be done ("can you send
-# two"), so they open no question here.
+# two"), and "do it" and "do the gel" are no question, so they open none here. A
+# yes before the words ("yes, do it") is an answer, not a question.
 _QUESTION = re.compile(
-    r"^\W*(?:(?:so|and|oh|right|okay|ok|hi|hiya|hello|hey|well|sorry|um|uh|er|erm|"
-    r"yeah|yes|no)\W+)*"
+    r"^\W*(?:(?:so|and|oh|right|hi|hiya|hello|hey|well|sorry|um|uh|er|erm)\W+)*"
     r"(?:what(?:'s| is| are| does| do)?|whats|which|how(?:'s| is| are| does| do)?|is|are|"
-    r"does|do|did|would you|have you|has|any idea|where|when|why|who)\b(?!\W+about\b)",
+    r"(?:do|did) (?:you|they|i|we)|does (?:it|that|this|the|he|she)|would you have|"
+    r"have you|has|any idea|where|when|why|who)\b(?!(?:'s)?\W+about\b)",
     re.IGNORECASE,
 )
 

@@ -40,7 +40,7 @@ _SET = re.compile(
     rf"\b(?:make (?:that|it|those|them|the \w+)(?: \w+)?|"
     rf"(?:change|increase|raise|bump|bring|put) (?:\w+ ){{1,3}}?to|"
     rf"actually(?: make (?:it|that))?|no,?|wait,?|sorry,?|just|only|i meant|i said|"
-    rf"(?:better|let'?s|i'?d better) say|call it)"
+    rf"better say)"
     rf"\s+(?:it\s+)?(?:just |only )?(?:the )?{_N}\b"
     rf"|\b(?P<m>{_COUNT})\s+(?:{_UNITS}\s+)?(?:of (?:the |those )?\w+(?: \w+)?\s+)?instead\b",
     re.IGNORECASE,

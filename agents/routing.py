@@ -60,7 +60,11 @@ CHECKING_IN = (
 )
 CHECKING_IN_WORDS = "Yes, I can hear you, and you're through to the pharmacy. " + MENU
 FOR_SOMEONE = (
-    r"\b(?:calling|ringing|phoning|ordering) (?:for|on behalf of) (?:my|our|the|a|his|her) \w+"
+    r"\b(?:calling|ringing|phoning|ordering) (?:for|on behalf of) (?:my|our|the|a|his|her) "
+    r"(?:\w+ )?(?:mum|mom|mam|mother|dad|da|father|husband|wife|missus|partner|son|daughter|"
+    r"child|kid|baby|nan|nana|gran|granny|grandma|grandmother|grandad|grandpa|grandfather|"
+    r"neighbou?r|friend|brother|sister|aunt|auntie|uncle|lady|man|gentleman|fella|boss|"
+    r"colleague|patient|parents?|family|in.laws?)\b"
 )
 FOR_SOMEONE_WORDS = "Of course, I can help with that. What do they need?"
 

@@ -685,7 +685,8 @@ _CHECK_OPENING = "I'm sorry to hear that. If it's severe, or it came on suddenly
 def check(lines: SafetyLines = SafetyLines()) -> str:
     """Said to a line the probe alone read as an emergency, in which no word an emergency
     is told with was said (agents/cues.py): the number, with an "if". Nothing is sold on
-    that line, and the caller's next words are read as they come."""
+    that line, and after it only a request for a product named is served
+    (agents/screen.py)."""
     return (
         f"{_CHECK_OPENING} please call {lines.emergency_number} now. "
         "Otherwise, tell me what you need and I'll help."

@@ -2,11 +2,15 @@
 
 The screen runs on every caller turn before any router or model, whichever agent
 holds the caller, in this order:
-1. safety (agents/safety.py): an emergency, self-harm, a dose question;
+1. safety (agents/safety.py): an emergency, self-harm, a dose question; an emergency
+   only the probe reads, told with no word an emergency is told with (agents/cues.py),
+   hears the number with an "if", and then only a request for a product named is
+   served;
 2. a person: asked for in the caller's own words, or a yes to the offer of one;
 3. facts any agent may say: the hours and the address; after a caller spoke of
    harming themselves, nothing else is sold on that call;
-4. the answer to "did you say X?", asked of a product found by a guess;
+4. a caller checking the line or saying who they call for, naming no product; the
+   answer to "did you say X?", asked of a product found by a guess;
 5. the order (agents/moves.py): a yes to the read-back confirms, and only confirms;
    "make that three", "one more", "take the X off", "give me Y instead" change the
    line they name; "can I have the herbal one instead" the one line; "three of
@@ -16,7 +20,8 @@ holds the caller, in this order:
    "how many would you like?", a price question at sales, and the same question
    carried on to another product ("and the gum");
 8. what else there is, after a prescription-only refusal;
-9. the caller putting off what was just offered ("I'll have a think about it"),
+9. the caller leaving to call back, or putting off what was just offered ("I'll
+   have a think about it"),
    picking one of the products offered by a variant word, or taking the one product
    offered in their own words ("brilliant, two packs please");
 10. several products in one sentence, "that" being the one just offered.
@@ -105,12 +110,6 @@ _HOURS = re.compile(HOURS, re.IGNORECASE)
 _WHERE = re.compile(WHERE, re.IGNORECASE)
 _SHOPPING = re.compile(SHOPPING, re.IGNORECASE)
 _DONE = re.compile(DONE, re.IGNORECASE)
-# Asking what to do or give, with no product named.
-_WHAT_TO_DO = re.compile(
-    r"\bwhat (?:can|should|do|could|would) (?:i|we|you) (?:give|take|do|use|get|recommend|"
-    r"suggest)\b|\b(?:is there|have you got|do you have) (?:anything|something)\b|\bhelp\b",
-    re.IGNORECASE,
-)
 _WHAT_ELSE = re.compile(
     r"\b(?:what else|anything else|something else|alternatives?|instead|other options?|"
     r"what (?:can|could) i (?:get|have|take|buy)|else (?:is there|have you got|do you have))\b",
@@ -231,6 +230,23 @@ async def pharmacy_anticipate(session: SessionHandle, said: str) -> None:
     await pharmacy.risk.concern(said, client_id=session.client_id)
 
 
+# Asking for something for a symptom: "something for the swelling", "what's good for it".
+_FOR_A_SYMPTOM = re.compile(r"\b(?:something|anything|what\w*)\b[^.?!]*\bfor\b", re.IGNORECASE)
+
+
+def _served_after_check(said: str, named: list[tuple[str, str, str]]) -> bool:
+    """Whether the words after `safety.check` ask for a product they name, and ask
+    nothing: no question, no "something for", no words naming nothing."""
+    if only_purchase_talk(said, named):
+        return True
+    return (
+        bool(named)
+        and "?" not in said
+        and not heard.only_asks(said)
+        and _FOR_A_SYMPTOM.search(said) is None
+    )
+
+
 async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | RoutedReply | None:
     pharmacy = _pharmacy(session)
     last = await session.get_last_assistant_message() or ""
@@ -282,17 +298,17 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
             return RoutedReply(safety.check(pharmacy.shop.safety))
         log.warning("safety client_id=%s concern=%s by=probe", session.client_id, read.value)
         return RoutedReply(safety.answer(read, pharmacy.shop.safety).words)
-    if safety.checked(last) and _WHAT_TO_DO.search(said) and not await named.any():
-        # "What can I give him?" after the "if it's severe" of a line read as an
-        # emergency: no product is named, and a list would answer an emergency.
+    if safety.checked(last) and not _served_after_check(said, await named.described()):
+        # After the "if it's severe" of a line read as an emergency, only a request for a
+        # product named is served ("two packs of paracetamol please", "the Zyrtec
+        # please"). A question ("what can I give her for the allergy?", "have you got
+        # anything for a burn?") or words naming nothing ("yes, it's severe") may be the
+        # emergency's next words, and hear them answered as one.
         log.warning("safety client_id=%s concern=emergency by=check", session.client_id)
         return RoutedReply(safety.answer(safety.Concern.EMERGENCY, pharmacy.shop.safety).words)
     known = facts(pharmacy, said)
     if known is not None and not _SHOPPING.search(said):
         return RoutedReply(known)
-    checking = asking_nothing_yet(said)
-    if checking is not None and not await named.any():
-        return RoutedReply(checking)
     lines = pharmacy.shop.safety
     if await _after_self_harm(session, lines):
         return RoutedReply(safety.after_self_harm(lines))
@@ -315,6 +331,11 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
         if asked_which:
             return RoutedReply(safety.answer(safety.Concern.DOSING, lines).words)
         return RoutedReply(dose_shape.BUY_OR_TAKE)
+    checking = asking_nothing_yet(said)
+    if checking is not None and not await named.any():
+        # After every safety answer and lock: "hello? are you there?" after 911 must
+        # hear the number again, not the menu.
+        return RoutedReply(checking)
     asked = heard.asked_name(last)
     if asked is not None:
         # Before the order's moves: "yes, just two" answers the question, and must not

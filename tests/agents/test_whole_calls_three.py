@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agents import cues, heard, safety
+from agents.guards import stated_quantity
 from agents.routing import CHECKING_IN_WORDS, FOR_SOMEONE_WORDS
 from callswarm.app import Services
 
@@ -40,7 +41,7 @@ async def test_a_greeting_names_no_product(shop: Services) -> None:
 
 
 @pytest.mark.parametrize(
-    "yes", ["Aye, on ye go", "Yeah, too easy, put it through", "Yeah, fire ahead"]
+    "yes", ["Aye, on ye go", "Yeah, too easy, put it through", "Yeah, fire ahead", "yeah, crack on"]
 )
 async def test_a_yes_in_regional_words_places_the_order(shop: Services, yes: str) -> None:
     """Each was asked for "a plain yes or no", and the caller hung up with nothing placed."""
@@ -66,7 +67,7 @@ async def test_better_say_three_sets_the_count(shop: Services) -> None:
     assert skus(shop) == [("LOR10-30", 3)], replies
 
 
-async def test_calling_back_keeps_the_order_open_and_lists_nothing(shop: Services) -> None:
+async def test_calling_back_places_nothing_and_lists_nothing(shop: Services) -> None:
     replies = await talk(shop, "c", "one box of iron tablets", "I'll have to ring you back")
     assert replies[1] == heard.CALLS_BACK_REPLY, replies
     assert lines_of(shop, "c")[0][:3] == ("pending", "IRON-84", 1), replies
@@ -150,9 +151,67 @@ async def test_an_emergency_the_probe_alone_reads_is_still_said_plainly(
     assert "911" in replies[1] and skus(shop) == [], replies
 
 
-async def test_asking_what_to_give_after_the_if_hears_no_product(shop: Services) -> None:
-    replies = await talk(shop, "c", _POUNDING, "what can I give him for it")
+@pytest.mark.parametrize(
+    "then",
+    [
+        "what can I give him for it",
+        "what can I give her for the allergy?",
+        "have you got anything for a burn?",
+        "yes, it's severe",
+        "can I get something for the swelling",
+    ],
+)
+async def test_after_the_if_only_a_plain_request_to_buy_is_served(
+    shop: Services, then: str
+) -> None:
+    """The review's: an emergency the words missed may go on like this."""
+    replies = await talk(shop, "c", _POUNDING, then)
     assert safety.concern_answered(replies[1]) is not None, replies
+    assert skus(shop) == [], replies
+
+
+@pytest.mark.parametrize(
+    ("then", "named"),
+    [("two packs of paracetamol please", "Paracetamol"), ("the Zyrtec please", "Cetirizine")],
+)
+async def test_after_the_if_a_product_asked_for_by_name_is_served(
+    shop: Services, then: str, named: str
+) -> None:
+    replies = await talk(shop, "c", _POUNDING, then)
+    assert safety.concern_answered(replies[1]) is None and named in replies[1], replies
+
+
+async def test_checking_the_line_after_an_emergency_hears_the_number_again(
+    shop: Services,
+) -> None:
+    replies = await talk(
+        shop,
+        "c",
+        "my dad's gone a funny grey colour and he's sweating buckets",
+        "hello? are you there?",
+    )
+    assert "911" in replies[1] and replies[1] != CHECKING_IN_WORDS, replies
+
+
+async def test_a_yes_with_do_it_takes_the_offer(shop: Services) -> None:
+    replies = await talk(shop, "c", "have you got plasters", "yes, do it")
+    assert skus(shop) == [("PLAST-40", 1)], replies
+
+
+@pytest.mark.parametrize(
+    ("said", "count"),
+    [
+        ("the ibuprofen 200 please", None),
+        ("vitamin c 1000, two tubs", 2),
+        # After a word of asking, a count: refused as too many packs, not one pack added.
+        ("I'll take 120 paracetamol", 120),
+        ("can I get 150 of the plasters", 150),
+    ],
+)
+def test_a_number_after_a_name_is_its_strength_and_after_asking_a_count(
+    said: str, count: int | None
+) -> None:
+    assert stated_quantity(said) == count
 
 
 @pytest.mark.parametrize(
@@ -164,6 +223,10 @@ async def test_asking_what_to_give_after_the_if_hears_no_product(shop: Services)
         ("I think he's dying", True),
         ("she's not breathing properly", True),
         ("he swallowed a button battery", True),
+        ("I popped a load of my sleeping pills", True),
+        ("she won't stay awake", True),
+        ("it knocked him out for a minute", True),
+        ("I feel like I'm dying with the chest on me", True),
     ],
 )
 def test_the_words_an_emergency_is_told_with(said: str, told: bool) -> None:
