@@ -292,8 +292,8 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     # aspirin" after a stroke's 911 reads as a dose question, and must hear 911 again.
     if read is not None and not safety.holds(safety.concern_answered(last), read):
         if read is safety.Concern.EMERGENCY and not cues.tells_emergency(said):
-            # "My head's been pounding like a drum": the number, with an "if", and the
-            # caller's next words are not held to it (agents/cues.py says why).
+            # "My head's been pounding like a drum": the number, with an "if"; the next
+            # line is held to it unless it asks for a product named (agents/cues.py).
             log.warning("safety client_id=%s concern=emergency by=probe told=no", session.client_id)
             return RoutedReply(safety.check(pharmacy.shop.safety))
         log.warning("safety client_id=%s concern=%s by=probe", session.client_id, read.value)
