@@ -80,12 +80,14 @@ DONE = (
 # The whole answer to "anything else?" in regional words: "no that's grand thanks",
 # "that's me", "that is all only". After an emergency's answer they may mean "I'm
 # fine", so the screen does not take them as moving on from it (`DONE` alone).
+_THANKS_TO_THE_END = r"(?:\W+(?:thanks|thank you|ta|cheers|love|mate))*\W*$"
 DONE_SAID_SO = (
     DONE + r"|^\W*(?:(?:no|nah|nope|naw|yeah|ok|okay|right)\W+)*(?:that'?s|that is) "
-    r"(?:grand|me|sound|all only|us|your lot)(?:\W+(?:thanks|thank you|ta|cheers|love|mate))*\W*$"
+    r"(?:grand|me|sound|all only|us|your lot)"
+    + _THANKS_TO_THE_END
     # "No, I'm good": the no makes it an answer to "anything else?", not to "how are you?".
-    r"|^\W*(?:no|nah|nope|naw)\W+(?:(?:thanks|thank you|ta)\W+)?(?:i'?m|we'?re) "
-    r"(?:good|grand|fine|sorted|alright|all right|ok|okay)(?:\W+(?:thanks|thank you|ta|cheers|love|mate))*\W*$"
+    + r"|^\W*(?:no|nah|nope|naw)\W+(?:(?:thanks|thank you|ta)\W+)?(?:i'?m|we'?re) "
+    r"(?:good|grand|fine|sorted|alright|all right|ok|okay)" + _THANKS_TO_THE_END
 )
 CANCEL = r"\b(cancel( (it|that|the order|my order))?|forget it|never ?mind)\b"
 _DONE = re.compile(DONE_SAID_SO, re.IGNORECASE)
