@@ -297,7 +297,7 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"\b(?:took|taken|had|swallowed|given|gave|downed) {_G(4)}(?:way too many|too "
                 rf"many|too much(?! (?:to drink|drink|alcohol|wine|beer|booze))|(?:a|the) whole "
                 rf"{_PACKS}|an entire|the entire)\b",
-                r"\b(?:overdosed|od'?d|oded|(?:taken|took|had|done|did) an? (?:\w+ )?overdose)\b",
+                r"\b(?:overdosed|od'd|oded|(?:taken|took|had|done|did) an? (?:\w+ )?overdose)\b",
                 rf"\b(?:took|taken|swallowed|downed|had) {_G(2)}{_MANY} {_G(2)}(?:of (?:the |my |"
                 rf"his |her )?)?{_MEDS}\b",
                 # "food poisoning" and "poison ivy" are shopping, not poisoning.

@@ -62,6 +62,7 @@ EMERGENCY = [
     "my mum's face has gone all droopy on one side and her words are all slurred",
     "oh no my grandson he's three he's drunk like half the bottle of the kids' ibuprofen",
     "stung by a wasp and my throat's going tight and I feel dizzy",
+    "my mate's OD'd on something at the party",
 ]
 
 SELF_HARM = [
@@ -304,6 +305,9 @@ NEGATIVE = [
     "could I get away with one box for the month",
     "can I just get a whole one please",
     "I've got wax in both ears",
+    # "odd" was read as "OD'd": a call heard 911 for asking how many come in a box.
+    "actually, one will do, there's eighty-odd in a box, isn't there",
+    "that's odd, the box says sixteen",
 ]
 
 
