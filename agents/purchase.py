@@ -55,20 +55,26 @@ def asks_what_is_stocked(said: str, counted: bool) -> bool:
     paracetamol?", "have you got any plasters or bandages"), and ask for nothing to be
     ordered: no count (`counted`, "have you got two boxes of ..." is a request) and no
     word of buying ("do you sell X and Y, I'll take both")."""
-    text = clean(said).lower()
     return (
         not counted
-        and _STOCK_QUESTION.search(text) is not None
+        and asks_if_stocked(said)
         # On the words as said: cleaned, "both please" is "both".
         and ORDERING.search(said.lower()) is None
     )
 
 
-# Asking what the shop has, in callers' words.
+def asks_if_stocked(said: str) -> bool:
+    """Whether the words ask if the shop has something, whatever else they ask."""
+    return _STOCK_QUESTION.search(clean(said).lower()) is not None
+
+
+# Asking what the shop has, in callers' words; said short too, as a question at the
+# start of a sentence: "you have chlorhexidine?", "y'all have Prilosec?".
 _STOCK_QUESTION = re.compile(
     r"\b(?:do|does|did) (?:you|ya|u|the shop)(?: guys| lot| all)? (?:have|sell|stock|carry|"
     r"do|keep|get|got)\b|\bhave (?:you|ya) (?:got|any)\b|\bgot any\b|\bis there any\b|"
-    r"\bare there any\b|\bany chance (?:you|ya)\b|\bdo you know if you\b"
+    r"\bare there any\b|\bany chance (?:you|ya)\b|\bdo you know if you\b|"
+    r"(?:^|[.?!,] )(?:y'?all|you|ya|u)(?: guys| lot)? (?:have|got|sell|stock|carry)\b(?=[^.!]*\?)"
 )
 
 # Past this many packs in all, a request to buy is read for safety as before: "can I get

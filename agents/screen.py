@@ -58,7 +58,7 @@ from agents.moves import (
     only_order_talk,
     order_move,
 )
-from agents.purchase import asks_what_is_stocked, only_purchase_talk
+from agents.purchase import asks_if_stocked, asks_what_is_stocked, only_purchase_talk
 from agents.routing import DONE, HOURS, SHOPPING, WHERE, asking_nothing_yet
 from agents.speech import describe
 from agents.tools.catalogue import (
@@ -234,16 +234,31 @@ async def pharmacy_anticipate(session: SessionHandle, said: str) -> None:
 _FOR_A_SYMPTOM = re.compile(r"\b(?:something|anything|what\w*)\b[^.?!]*\bfor\b", re.IGNORECASE)
 
 
+# Words of taking or giving a medicine, or of whether to: after the "if", "should I give
+# him the Piriton?" may be the emergency's next words, and is never served.
+# Not "give me" nor "I'll take a box", which are buying.
+_TAKING = re.compile(
+    r"\b(?:(?:give|giving|gave) (?:him|her|them|it|my|his|our|the|this|that|these|those|a|an|"
+    r"to)|(?:can|could|may|might|should|do|does|would|to) (?:i |we |he |she |they |you |u )?"
+    r"take|taking|took|have had|had some|safe|should|dose|okay to|ok to|alright to|all right "
+    r"to|allowed)\b",
+    re.IGNORECASE,
+)
+
+
 def _served_after_check(said: str, named: list[tuple[str, str, str]]) -> bool:
-    """Whether the words after `safety.check` ask for a product they name, and ask
-    nothing: no question, no "something for", no words naming nothing."""
+    """Whether the words after `safety.check` ask for a product they name: to buy it, or
+    whether the shop has it or what it costs ("have you got the Stugeron?", "y'all have
+    Prilosec? I'll take a box"). Never words naming nothing, "something for", a word an
+    emergency is told with, or one of taking or giving it."""
     if only_purchase_talk(said, named):
         return True
-    return (
-        bool(named)
-        and "?" not in said
-        and not heard.only_asks(said)
-        and _FOR_A_SYMPTOM.search(said) is None
+    if not named or _FOR_A_SYMPTOM.search(said) or cues.tells_emergency(said):
+        return False
+    if "?" not in said and not heard.only_asks(said):
+        return True
+    return _TAKING.search(said) is None and (
+        asks_if_stocked(said) or heard.PRICE.search(said) is not None
     )
 
 

@@ -181,6 +181,46 @@ async def test_after_the_if_a_product_asked_for_by_name_is_served(
     assert safety.concern_answered(replies[1]) is None and named in replies[1], replies
 
 
+@pytest.mark.parametrize(
+    ("then", "named"),
+    [
+        # From the set's calls: each heard "This sounds like an emergency" and hung up.
+        ("Have you got the travel sickness tablets, Stugeron is it?", "Travel Sickness"),
+        ("You have antiseptic mouthwash? Chlorhexidine?", "Antiseptic Mouthwash"),
+        ("Y'all have Prilosec? I'll take a box of that", "Omeprazole"),
+        # Written here, not in the set.
+        ("do you sell the loratadine?", "Loratadine"),
+        ("how much is the ibuprofen gel?", "Ibuprofen Gel"),
+    ],
+)
+async def test_after_the_if_asking_for_a_product_by_name_is_served(
+    shop: Services, then: str, named: str
+) -> None:
+    """Whether the shop has it, or what it costs, asked of a product named."""
+    replies = await talk(shop, "c", _POUNDING, then)
+    assert safety.concern_answered(replies[1]) is None and named in replies[1], replies
+
+
+@pytest.mark.parametrize(
+    "then",
+    [
+        "can I give her the piriton?",
+        "should he take the ibuprofen now?",
+        "is the calpol safe for him?",
+        "have you got piriton? his lips are swelling up",
+        "do you have loratadine? she can't breathe properly",
+    ],
+)
+async def test_after_the_if_a_product_named_with_giving_or_a_symptom_is_not_served(
+    shop: Services, then: str
+) -> None:
+    """A question of giving a medicine, or one told with an emergency's words, may be the
+    emergency going on: it hears the number plainly, and nothing is offered."""
+    replies = await talk(shop, "c", _POUNDING, then)
+    assert safety.concern_answered(replies[1]) is not None, replies
+    assert "dollars" not in replies[1] and skus(shop) == [], replies
+
+
 async def test_checking_the_line_after_an_emergency_hears_the_number_again(
     shop: Services,
 ) -> None:
