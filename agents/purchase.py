@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from agents.guards import NUMBER_WORDS, ORDERING, is_number_word
 from agents.moves import TALK, clean
+from models.sounds import is_english
 
 
 def only_purchase_talk(said: str, named: Sequence[tuple[str, str, str]]) -> bool:
@@ -24,6 +25,19 @@ def only_purchase_talk(said: str, named: Sequence[tuple[str, str, str]]) -> bool
     politeness. "Can I get two paracetamol" and "stick two packs of the lozenges on my
     order" are; "can I take two paracetamol", "can I have two", "two for my son", "I
     had three boxes", "four at once" and "ten boxes" are not."""
+    words, own = _words_and_own(said, named)
+    said_else = [w for w in words if w.removesuffix("s") not in own]
+    return (
+        bool(own)
+        and any(_plain(w, _BUYING) for w in said_else)
+        and _packs(said_else) <= MOST_PACKS_ASKED
+        and all(_plain(w, _ASKING, _BUYING, _POLITE) or is_number_word(w) for w in said_else)
+    )
+
+
+def _words_and_own(said: str, named: Sequence[tuple[str, str, str]]) -> tuple[list[str], set[str]]:
+    """The words said ("I'll take two" read as "I'll order two"), and those of the
+    products `named` whole, with their forms."""
     text = _I_WILL_TAKE.sub("i'll order ", clean(said).lower())
     words = re.findall(r"[a-z0-9']+", text)
     said_words = {w.removesuffix("s") for w in words}
@@ -35,19 +49,16 @@ def only_purchase_talk(said: str, named: Sequence[tuple[str, str, str]]) -> bool
         name_words = {w.removesuffix("s") for w in re.findall(r"[a-z0-9]+", name.lower())}
         if name_words <= said_words:
             own |= name_words | {w.removesuffix("s") for w in re.findall(r"[a-z]+", form.lower())}
-    said_else = [w for w in words if w.removesuffix("s") not in own]
-    packs = sum(_PACKS_SAID.get(w, 0) or (int(w) if w.isdigit() else 0) for w in said_else)
+    return words, own
 
-    def plain(word: str, *among: frozenset[str]) -> bool:
-        forms = (word, word.removesuffix("s"), word.removesuffix("es"))
-        return any(form in kind for form in forms for kind in among)
 
-    return (
-        bool(own)
-        and any(plain(w, _BUYING) for w in said_else)
-        and packs <= MOST_PACKS_ASKED
-        and all(plain(w, _ASKING, _BUYING, _POLITE) or is_number_word(w) for w in said_else)
-    )
+def _packs(words: list[str]) -> int:
+    return sum(_PACKS_SAID.get(w, 0) or (int(w) if w.isdigit() else 0) for w in words)
+
+
+def _plain(word: str, *among: frozenset[str]) -> bool:
+    forms = (word, word.removesuffix("s"), word.removesuffix("es"))
+    return any(form in kind for form in forms for kind in among)
 
 
 def asks_what_is_stocked(said: str, counted: bool) -> bool:
@@ -68,13 +79,39 @@ def asks_if_stocked(said: str) -> bool:
     return _STOCK_QUESTION.search(clean(said).lower()) is not None
 
 
-# Asking what the shop has, in callers' words; said short too, as a question at the
-# start of a sentence: "you have chlorhexidine?", "y'all have Prilosec?".
+def only_asks_for(said: str, named: Sequence[tuple[str, str, str]], price: bool) -> bool:
+    """Whether the words ask nothing but whether the shop has the products `named`, or
+    (`price`: the caller's words asked one) what they cost, and perhaps ask for a few
+    packs: "have you got the travel sickness tablets, Stugeron is it?", "y'all have
+    Prilosec? I'll take a box of that". A word that is no English word may be a brand
+    or an ingredient ("Stugeron", "chlorhexidine"); any other word says more ("do you
+    have aspirin? his arm's gone weak", "have you got calpol? he's had four doses")."""
+    asked = price or asks_if_stocked(said) or _SHORT_STOCK_QUESTION.search(said.lower())
+    if not named or not asked:
+        return False
+    words, own = _words_and_own(said, named)
+    said_else = [w for w in words if w.removesuffix("s") not in own]
+    return _packs(said_else) <= MOST_PACKS_ASKED and all(
+        _plain(w, _STOCK_WORDS, _ASKING, _BUYING, _POLITE) or is_number_word(w) or not is_english(w)
+        for w in said_else
+    )
+
+
+# Asking what the shop has, in callers' words.
 _STOCK_QUESTION = re.compile(
     r"\b(?:do|does|did) (?:you|ya|u|the shop)(?: guys| lot| all)? (?:have|sell|stock|carry|"
     r"do|keep|get|got)\b|\bhave (?:you|ya) (?:got|any)\b|\bgot any\b|\bis there any\b|"
-    r"\bare there any\b|\bany chance (?:you|ya)\b|\bdo you know if you\b|"
-    r"(?:^|[.?!,] )(?:y'?all|you|ya|u)(?: guys| lot)? (?:have|got|sell|stock|carry)\b(?=[^.!]*\?)"
+    r"\bare there any\b|\bany chance (?:you|ya)\b|\bdo you know if you\b"
+)
+# The same asked short, as a sentence's first words with its question mark: "you have
+# chlorhexidine?", "y'all have Prilosec?". On the words as said: cleaning drops the mark.
+_SHORT_STOCK_QUESTION = re.compile(
+    r"(?:^|[.?!,]\s*)(?:y'?all|you|ya|u)(?: guys| lot)? (?:have|got|sell|stock|carry)\b[^.!?]*\?"
+)
+# Words a question whether the shop has something, or what it costs, is asked with.
+_STOCK_WORDS = frozenset(
+    """have has got sell stock carry any is it there are how much what what's whats price
+    cost does ya y'all yall u guys lot one which that""".split()
 )
 
 # Past this many packs in all, a request to buy is read for safety as before: "can I get

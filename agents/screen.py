@@ -58,7 +58,7 @@ from agents.moves import (
     only_order_talk,
     order_move,
 )
-from agents.purchase import asks_if_stocked, asks_what_is_stocked, only_purchase_talk
+from agents.purchase import asks_what_is_stocked, only_asks_for, only_purchase_talk
 from agents.routing import DONE, HOURS, SHOPPING, WHERE, asking_nothing_yet
 from agents.speech import describe
 from agents.tools.catalogue import (
@@ -234,31 +234,21 @@ async def pharmacy_anticipate(session: SessionHandle, said: str) -> None:
 _FOR_A_SYMPTOM = re.compile(r"\b(?:something|anything|what\w*)\b[^.?!]*\bfor\b", re.IGNORECASE)
 
 
-# Words of taking or giving a medicine, or of whether to: after the "if", "should I give
-# him the Piriton?" may be the emergency's next words, and is never served.
-# Not "give me" nor "I'll take a box", which are buying.
-_TAKING = re.compile(
-    r"\b(?:(?:give|giving|gave) (?:him|her|them|it|my|his|our|the|this|that|these|those|a|an|"
-    r"to)|(?:can|could|may|might|should|do|does|would|to) (?:i |we |he |she |they |you |u )?"
-    r"take|taking|took|have had|had some|safe|should|dose|okay to|ok to|alright to|all right "
-    r"to|allowed)\b",
-    re.IGNORECASE,
-)
-
-
 def _served_after_check(said: str, named: list[tuple[str, str, str]]) -> bool:
-    """Whether the words after `safety.check` ask for a product they name: to buy it, or
-    whether the shop has it or what it costs ("have you got the Stugeron?", "y'all have
-    Prilosec? I'll take a box"). Never words naming nothing, "something for", a word an
-    emergency is told with, or one of taking or giving it."""
-    if only_purchase_talk(said, named):
+    """Whether the words after `safety.check` ask for a product they name and say
+    nothing else: to buy it, or whether the shop has it or what it costs ("have you got
+    the Stugeron?", "y'all have Prilosec? I'll take a box"). Not a question with more
+    in it ("do you have aspirin? his arm's gone weak"), "something for", or words
+    naming nothing."""
+    if only_purchase_talk(said, named) or only_asks_for(
+        said, named, price=heard.PRICE.search(said) is not None
+    ):
         return True
-    if not named or _FOR_A_SYMPTOM.search(said) or cues.tells_emergency(said):
-        return False
-    if "?" not in said and not heard.only_asks(said):
-        return True
-    return _TAKING.search(said) is None and (
-        asks_if_stocked(said) or heard.PRICE.search(said) is not None
+    return (
+        bool(named)
+        and "?" not in said
+        and not heard.only_asks(said)
+        and _FOR_A_SYMPTOM.search(said) is None
     )
 
 
@@ -306,9 +296,14 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
     # After a safety answer, the probe may only raise it: "should I just give her an
     # aspirin" after a stroke's 911 reads as a dose question, and must hear 911 again.
     if read is not None and not safety.holds(safety.concern_answered(last), read):
-        if read is safety.Concern.EMERGENCY and not cues.tells_emergency(said):
+        if (
+            read is safety.Concern.EMERGENCY
+            and not cues.tells_emergency(said)
+            and not safety.checked(last)
+        ):
             # "My head's been pounding like a drum": the number, with an "if"; the next
             # line is held to it unless it asks for a product named (agents/cues.py).
+            # Read so a second time running, it is said plainly.
             log.warning("safety client_id=%s concern=emergency by=probe told=no", session.client_id)
             return RoutedReply(safety.check(pharmacy.shop.safety))
         log.warning("safety client_id=%s concern=%s by=probe", session.client_id, read.value)

@@ -191,6 +191,7 @@ async def test_after_the_if_a_product_asked_for_by_name_is_served(
         # Written here, not in the set.
         ("do you sell the loratadine?", "Loratadine"),
         ("how much is the ibuprofen gel?", "Ibuprofen Gel"),
+        ("you have loratadine?", "Loratadine"),
     ],
 )
 async def test_after_the_if_asking_for_a_product_by_name_is_served(
@@ -209,13 +210,19 @@ async def test_after_the_if_asking_for_a_product_by_name_is_served(
         "is the calpol safe for him?",
         "have you got piriton? his lips are swelling up",
         "do you have loratadine? she can't breathe properly",
+        # The review's: symptoms no emergency word names, and a child's doses.
+        "do you have aspirin? my husband's arm has gone weak",
+        "have you got aspirin? the pain's going down his arm and into his jaw",
+        "have you got calpol? he's already had four doses today",
+        "do you have calpol? would it help him?",
+        "how much is the paracetamol? I need a lot, like a hundred",
     ],
 )
 async def test_after_the_if_a_product_named_with_giving_or_a_symptom_is_not_served(
     shop: Services, then: str
 ) -> None:
-    """A question of giving a medicine, or one told with an emergency's words, may be the
-    emergency going on: it hears the number plainly, and nothing is offered."""
+    """A question with more in it than whether the shop has the product or its price may
+    be the emergency going on: it hears the number plainly, and nothing is offered."""
     replies = await talk(shop, "c", _POUNDING, then)
     assert safety.concern_answered(replies[1]) is not None, replies
     assert "dollars" not in replies[1] and skus(shop) == [], replies
