@@ -297,7 +297,15 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"\b(?:took|taken|had|swallowed|given|gave|downed) {_G(4)}(?:way too many|too "
                 rf"many|too much(?! (?:to drink|drink|alcohol|wine|beer|booze))|(?:a|the) whole "
                 rf"{_PACKS}|an entire|the entire)\b",
-                r"\b(?:overdosed|od'd|oded|(?:taken|took|had|done|did) an? (?:\w+ )?overdose)\b",
+                r"\b(?:overdosed|od'd|od'?ed|od'?ing|o d'?d|o d d|od ed|(?:taken|took|had|done|did) an? "
+                r"(?:\w+ )?(?:overdose|od))\b",
+                # "ODd" is written "odd", an ordinary word ("eighty-odd in a box", "that's
+                # odd"): only after a person, or taken on something.
+                r"\b(?:he|she|they|i|we|someone|somebody|(?:mate|son|daughter|husband|wife|"
+                r"partner|friend|brother|sister|dad|mum|mom|boyfriend|girlfriend|kid|baby)'?s)"
+                r"(?:'s|'ve| has| have| had)?(?: just)? odd\b(?! (?:one|ones|thing|bit|job|time|"
+                r"sock|number|feeling|looking|ache|twinge|pain)s?\b)|\bodd on (?:his|her|my|their|"
+                r"some|something|the|pills|tablets|drugs)\b",
                 rf"\b(?:took|taken|swallowed|downed|had) {_G(2)}{_MANY} {_G(2)}(?:of (?:the |my |"
                 rf"his |her )?)?{_MEDS}\b",
                 # "food poisoning" and "poison ivy" are shopping, not poisoning.

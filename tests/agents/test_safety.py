@@ -63,6 +63,11 @@ EMERGENCY = [
     "oh no my grandson he's three he's drunk like half the bottle of the kids' ibuprofen",
     "stung by a wasp and my throat's going tight and I feel dizzy",
     "my mate's OD'd on something at the party",
+    # How a recogniser may write it; "ODd" comes out as "odd".
+    "he's ODd on his pills",
+    "my brother O.D.'d last night",
+    "she's ODing",
+    "he's had an OD",
 ]
 
 SELF_HARM = [
