@@ -10,6 +10,13 @@ The lines, each labelled emergency, self_harm, dose or ordinary:
   safety tag, the daily product sentences, and consent sets 1 and 2. Without them the
   probe took "I want to talk to a real person" for self-harm.
 
+Not trained on: agents/data/safety_vivid.json, 540 lines a helper who saw no code wrote
+on 2026-12-07 in callers' figures of speech ("my back's absolutely murdering me"), with
+concerns told the same way. Added to TRAINING, and trained to convergence, it halved
+the ordinary lines flagged and caught as many held-out concerns, but other ones, and
+flagged plain order talk it had let by ("three packs cos it's gonna be a bad summer"):
+measured in docs/performance.md, and kept for the next reader.
+
 Held out: blind sets 3 and 4, and the same kinds of lines from the bench's held-out
 scenarios, the held-out product sentences and consent set 3
 (benchmarks/safety_blind.py measures them). Each line is embedded by the first 8
