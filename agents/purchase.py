@@ -15,7 +15,6 @@ from collections.abc import Sequence
 
 from agents.guards import NUMBER_WORDS, ORDERING, is_number_word
 from agents.moves import TALK, clean
-from models.sounds import is_english
 
 
 def only_purchase_talk(said: str, named: Sequence[tuple[str, str, str]]) -> bool:
@@ -79,21 +78,23 @@ def asks_if_stocked(said: str) -> bool:
     return _STOCK_QUESTION.search(clean(said).lower()) is not None
 
 
-def only_asks_for(said: str, named: Sequence[tuple[str, str, str]], price: bool) -> bool:
+def only_asks_for(said: str, named: Sequence[tuple[str, str, str]], brands: frozenset[str]) -> bool:
     """Whether the words ask nothing but whether the shop has the products `named`, or
-    (`price`: the caller's words asked one) what they cost, and perhaps ask for a few
-    packs: "have you got the travel sickness tablets, Stugeron is it?", "y'all have
-    Prilosec? I'll take a box of that". A word that is no English word may be a brand
-    or an ingredient ("Stugeron", "chlorhexidine"); any other word says more ("do you
-    have aspirin? his arm's gone weak", "have you got calpol? he's had four doses")."""
-    asked = price or asks_if_stocked(said) or _SHORT_STOCK_QUESTION.search(said.lower())
-    if not named or not asked:
+    what they cost, and perhaps ask for a few packs: "have you got the travel sickness
+    tablets, Stugeron is it?", "y'all have Prilosec? I'll take a box of that". `brands`:
+    the named products' ingredients and brands, which their names may not hold. Any
+    other word says more ("do you have aspirin? his arm's gone weak", "have you got
+    calpol? he's had four doses", "do you have it? I need the lot")."""
+    text = clean(said).lower()
+    asked = (_SHORT_STOCK_QUESTION, _STOCK_QUESTION, _PRICE_ASKED)
+    if not named or not any(a.search(text) for a in asked):
         return False
-    words, own = _words_and_own(said, named)
-    said_else = [w for w in words if w.removesuffix("s") not in own]
+    for a in asked:
+        text = a.sub(" ", text)
+    words, own = _words_and_own(text, named)
+    said_else = [w for w in words if w.removesuffix("s") not in own and w not in brands]
     return _packs(said_else) <= MOST_PACKS_ASKED and all(
-        _plain(w, _STOCK_WORDS, _ASKING, _BUYING, _POLITE) or is_number_word(w) or not is_english(w)
-        for w in said_else
+        _plain(w, _ASKED_WITH) or is_number_word(w) for w in said_else
     )
 
 
@@ -103,15 +104,15 @@ _STOCK_QUESTION = re.compile(
     r"do|keep|get|got)\b|\bhave (?:you|ya) (?:got|any)\b|\bgot any\b|\bis there any\b|"
     r"\bare there any\b|\bany chance (?:you|ya)\b|\bdo you know if you\b"
 )
-# The same asked short, as a sentence's first words with its question mark: "you have
-# chlorhexidine?", "y'all have Prilosec?". On the words as said: cleaning drops the mark.
+# The same asked short, as a sentence's first words: "you have chlorhexidine?", "y'all
+# have Prilosec?".
 _SHORT_STOCK_QUESTION = re.compile(
-    r"(?:^|[.?!,]\s*)(?:y'?all|you|ya|u)(?: guys| lot)? (?:have|got|sell|stock|carry)\b[^.!?]*\?"
+    r"(?:^|[.?!,]\s*)(?:y'?all|you|ya|u)(?: guys| lot)? (?:have|got|sell|stock|carry)\b"
 )
-# Words a question whether the shop has something, or what it costs, is asked with.
-_STOCK_WORDS = frozenset(
-    """have has got sell stock carry any is it there are how much what what's whats price
-    cost does ya y'all yall u guys lot one which that""".split()
+# A price asked, and nothing more: not "how much do I ..." or "how much would do it".
+_PRICE_ASKED = re.compile(
+    r"\bhow much (?:is|are|'s|for)\b|\bwhat(?:'s| is| are) the (?:price|cost)\b|\bprice of\b|"
+    r"\bwhat do(?:es)? (?:it|they|that|those|these) cost\b"
 )
 
 # Past this many packs in all, a request to buy is read for safety as before: "can I get
@@ -144,3 +145,17 @@ _ASKING = TALK & frozenset(
     """i i'm im i'd i'll me my we you your can could would will do a an of to for on at
     so yes yeah yep hi please thanks thank cheers ta lovely great mate love""".split()
 )
+# What else a question whether the shop has something, or what it costs, may say once
+# its asking words are taken out: not "have" ("can I have two" may be taking them), "do"
+# or "to" ("I want to do it"), "too", "a lot", or wanting and needing.
+_ASKED_WITH = (_ASKING | _BUYING | _POLITE | {"is", "it", "there", "one", "which", "that"}) - {
+    "do",
+    "to",
+    "too",
+    "want",
+    "wanting",
+    "wanted",
+    "need",
+    "needed",
+    "after",
+}

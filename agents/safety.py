@@ -297,15 +297,16 @@ _PATTERNS: tuple[tuple[Concern, tuple[re.Pattern[str], ...]], ...] = (
                 rf"\b(?:took|taken|had|swallowed|given|gave|downed) {_G(4)}(?:way too many|too "
                 rf"many|too much(?! (?:to drink|drink|alcohol|wine|beer|booze))|(?:a|the) whole "
                 rf"{_PACKS}|an entire|the entire)\b",
-                r"\b(?:overdosed|od'd|od'?ed|od'?ing|o d'?d|o d d|od ed|(?:taken|took|had|done|did) an? "
-                r"(?:\w+ )?(?:overdose|od))\b",
+                r"\b(?:overdosed|od'd|od'?ed|od'?ing|o d'?d|o d d|o d ed|od ed|ods on|(?:taken|took|"
+                r"had|done|did) an? (?:\w+ )?(?:overdose|od|o d))\b",
                 # "ODd" is written "odd", an ordinary word ("eighty-odd in a box", "that's
-                # odd"): only after a person, or taken on something.
-                r"\b(?:he|she|they|i|we|someone|somebody|(?:mate|son|daughter|husband|wife|"
-                r"partner|friend|brother|sister|dad|mum|mom|boyfriend|girlfriend|kid|baby)'?s)"
-                r"(?:'s|'ve| has| have| had)?(?: just)? odd\b(?! (?:one|ones|thing|bit|job|time|"
-                r"sock|number|feeling|looking|ache|twinge|pain)s?\b)|\bodd on (?:his|her|my|their|"
-                r"some|something|the|pills|tablets|drugs)\b",
+                # odd", "an odd mole"): only after a person, last or before when, or taken on
+                # something.
+                r"\b(?!(?:that|it|what|there|here|how|who|this|one|let|where|which)'s\b)(?:he|"
+                r"she|they|i|we|someone|somebody|[a-z]+'s)(?:'s|'ve)?(?: just)? odd(?=$| (?:on|"
+                r"again|last|yesterday|earlier|tonight|this)\b)|\b(?:odd|od) on (?:(?:his|her|my|"
+                r"their|some|the) )?(?:pills|tablets|meds|medication|drugs|heroin|something|"
+                r"painkillers|sleeping \w+|\w+ pills|\w+ tablets)\b",
                 rf"\b(?:took|taken|swallowed|downed|had) {_G(2)}{_MANY} {_G(2)}(?:of (?:the |my |"
                 rf"his |her )?)?{_MEDS}\b",
                 # "food poisoning" and "poison ivy" are shopping, not poisoning.

@@ -170,6 +170,15 @@ class _Named:
         """Each product's name, form and strength."""
         return [(p.name, p.form, p.strength) for p in await self._products()]
 
+    async def brands(self) -> frozenset[str]:
+        """The words of each product's ingredient, and its keywords that are no English
+        word: its brands ("stugeron", "prilosec")."""
+        words: set[str] = set()
+        for p in await self._products():
+            words |= set(re.findall(r"[a-z]+", p.active_ingredient.lower()))
+            words |= {w for w in re.findall(r"[a-z]+", p.keywords.lower()) if not is_english(w)}
+        return frozenset(words)
+
     async def _products(self) -> list[Product]:
         if self._found is None:
             said = self._said
@@ -234,21 +243,33 @@ async def pharmacy_anticipate(session: SessionHandle, said: str) -> None:
 _FOR_A_SYMPTOM = re.compile(r"\b(?:something|anything|what\w*)\b[^.?!]*\bfor\b", re.IGNORECASE)
 
 
-def _served_after_check(said: str, named: list[tuple[str, str, str]]) -> bool:
+# Words of taking or giving a medicine, or of whether to: after the "if", "should I give
+# him the aspirin" may be the emergency's next words. Not "give me" nor "I'll take a box".
+_TAKING = re.compile(
+    r"\b(?:(?:give|giving|gave) (?:him|her|them|it|my|his|our|the|this|that|these|those|a|an|"
+    r"to)|(?:can|could|may|might|should|do|does|would|to) (?:i |we |he |she |they |you |u )?"
+    r"take|taking|took|swallowed|have had|had some|safe|should|doses?|okay to|ok to|alright "
+    r"to|all right to|allowed)\b",
+    re.IGNORECASE,
+)
+
+
+async def _served_after_check(said: str, named: _Named) -> bool:
     """Whether the words after `safety.check` ask for a product they name and say
     nothing else: to buy it, or whether the shop has it or what it costs ("have you got
     the Stugeron?", "y'all have Prilosec? I'll take a box"). Not a question with more
-    in it ("do you have aspirin? his arm's gone weak"), "something for", or words
-    naming nothing."""
-    if only_purchase_talk(said, named) or only_asks_for(
-        said, named, price=heard.PRICE.search(said) is not None
-    ):
+    in it ("do you have aspirin? his arm's gone weak"), "something for", words naming
+    nothing, a word an emergency is told with, or one of giving or taking."""
+    described = await named.described()
+    if only_purchase_talk(said, described) or only_asks_for(said, described, await named.brands()):
         return True
     return (
-        bool(named)
+        bool(described)
         and "?" not in said
         and not heard.only_asks(said)
         and _FOR_A_SYMPTOM.search(said) is None
+        and not cues.tells_emergency(said)
+        and _TAKING.search(said) is None
     )
 
 
@@ -308,7 +329,7 @@ async def pharmacy_screen(session: SessionHandle, said: str) -> RoutedCall | Rou
             return RoutedReply(safety.check(pharmacy.shop.safety))
         log.warning("safety client_id=%s concern=%s by=probe", session.client_id, read.value)
         return RoutedReply(safety.answer(read, pharmacy.shop.safety).words)
-    if safety.checked(last) and not _served_after_check(said, await named.described()):
+    if safety.checked(last) and not await _served_after_check(said, named):
         # After the "if it's severe" of a line read as an emergency, only a request for a
         # product named is served ("two packs of paracetamol please", "the Zyrtec
         # please"). A question ("what can I give her for the allergy?", "have you got

@@ -68,6 +68,9 @@ EMERGENCY = [
     "my brother O.D.'d last night",
     "she's ODing",
     "he's had an OD",
+    "he's had an O.D.",
+    "my friend ODs on heroin",
+    "my cousin's ODd",
 ]
 
 SELF_HARM = [
@@ -313,6 +316,10 @@ NEGATIVE = [
     # "odd" was read as "OD'd": a call heard 911 for asking how many come in a box.
     "actually, one will do, there's eighty-odd in a box, isn't there",
     "that's odd, the box says sixteen",
+    "the cream feels odd on the skin",
+    "I feel odd on the sertraline, is that normal",
+    "my husband's odd mole",
+    "they have odd side effects",
 ]
 
 

@@ -216,6 +216,13 @@ async def test_after_the_if_asking_for_a_product_by_name_is_served(
         "have you got calpol? he's already had four doses today",
         "do you have calpol? would it help him?",
         "how much is the paracetamol? I need a lot, like a hundred",
+        # The second review's: no question mark, a need, a brand-like word, a giving.
+        "he's had four doses of ibuprofen today and he's floppy",
+        "should I give him the aspirin",
+        "he swallowed the paracetamol",
+        "do you have the sleep aid? i need the lot",
+        "have you got paracetamol? so i can do it",
+        "have you got loratadine? anafalactic",
     ],
 )
 async def test_after_the_if_a_product_named_with_giving_or_a_symptom_is_not_served(
