@@ -12,8 +12,9 @@ Taking such readings back costs emergencies: gated on these words, the probe mis
 of the 185 held-out emergencies (benchmarks/safety_blind.py), and on self-harm, told in
 far more ways, 92 of 200. So nothing is taken back. A probe's emergency without such a
 word is still answered with the number, in words that say "if" (`safety.check`); then
-a request for a product named is served, and anything else hears the emergency's
-words (agents/screen.py). The words may be many: one too many costs an ordinary
+a request for a product named, or a question whether the shop has it or what it costs
+that says nothing more, is served, and anything else hears the emergency's words
+(agents/screen.py). The words may be many: one too many costs an ordinary
 caller the old answer, one too few lets an emergency's next request be served.
 
 The words were written from what a pharmacy's emergency guidance lists, not from the
