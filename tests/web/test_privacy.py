@@ -69,7 +69,9 @@ async def test_an_erased_caller_leaves_nothing_but_their_anonymous_orders(gatewa
     async with caller(gateway.ws, "web-gwen") as ws:
         c = Caller(ws)
         await c.greeted()
-        await c.speak(piper("Do you have any ibuprofen?") + silence(0.3))
+        # No product: on some hosts tiny.en hears "ibuprofen" as "Ibupurlfin", and after
+        # the list of three that finds, "...said you sell ibuprofen" picks one.
+        await c.speak(piper("What are your opening hours?") + silence(0.3))
         await c.until("reply_done")
     await call_ended(gateway, "web-gwen", listener)
     await text_call(
